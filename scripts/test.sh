@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The README's test command: set up, then run every test and lint of the
+# project. Exits non-zero on the first failure.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+"$here/scripts/setup.sh"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "rustfmt"
+cargo fmt --all -- --check
+
+step "clippy (workspace, warnings are errors)"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+
+step "kernel-ready rules of the core"
+"$here/scripts/check-core.sh"
+
+step "test content is deterministic"
+"$here/tools/testing/content/check-determinism.sh"
+
+step "cargo test (workspace)"
+cargo test --workspace --release 2>&1 | tee /tmp/h264enc-cargo-test.log | grep -E '^(test result|error|failures:|---- )' || true
+if grep -qE '^test result: FAILED|^error' /tmp/h264enc-cargo-test.log || ! grep -q '^test result' /tmp/h264enc-cargo-test.log; then
+	cat /tmp/h264enc-cargo-test.log | tail -60
+	exit 1
+fi
+passed=$(awk '/^test result/ {p += $4; f += $6} END {print p}' /tmp/h264enc-cargo-test.log)
+failed=$(awk '/^test result/ {p += $4; f += $6} END {print f}' /tmp/h264enc-cargo-test.log)
+echo "cargo: $passed passed, $failed failed"
+step "all tests passed"
