@@ -17,6 +17,9 @@
 
 pub mod bitstream;
 pub mod error;
+pub mod nal;
+pub mod pps;
+pub mod sps;
 
 pub use error::{Error, Result};
 

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Sequence parameter set writing (clause 7.3.2.1.1) with VUI (Annex E).
+
+use crate::bitstream::BitWriter;
+use crate::error::{Error, Result};
+use crate::nal::{nal_type, write_nal};
+
+/// profile_idc values (Annex A).
+pub mod profile {
+    /// Baseline (constraint_set1 marks Constrained Baseline).
+    pub const BASELINE: u8 = 66;
+    /// Main.
+    pub const MAIN: u8 = 77;
+    /// High.
+    pub const HIGH: u8 = 100;
+}
+
+/// Frame cropping in luma samples (converted to chroma units when written).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Crop {
+    /// Samples cropped on the right.
+    pub right: u16,
+    /// Samples cropped at the bottom.
+    pub bottom: u16,
+}
+
+/// What the core puts in the SPS; a subset of clause 7.3.2.1.1 the encoder needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeqParams {
+    /// profile_idc.
+    pub profile_idc: u8,
+    /// constraint_set0..5 flags, bit 7 is constraint_set0_flag.
+    pub constraint_flags: u8,
+    /// level_idc (10 x the level number; 9 for level 1b).
+    pub level_idc: u8,
+    /// seq_parameter_set_id.
+    pub sps_id: u8,
+    /// log2_max_frame_num_minus4.
+    pub log2_max_frame_num_minus4: u8,
+    /// pic_order_cnt_type: 0 or 2.
+    pub pic_order_cnt_type: u8,
+    /// log2_max_pic_order_cnt_lsb_minus4 (POC type 0).
+    pub log2_max_poc_lsb_minus4: u8,
+    /// max_num_ref_frames.
+    pub max_num_ref_frames: u8,
+    /// pic_width_in_mbs_minus1 + 1.
+    pub width_mbs: u16,
+    /// pic_height_in_map_units_minus1 + 1 (frame_mbs_only).
+    pub height_mbs: u16,
+    /// Frame cropping.
+    pub crop: Crop,
+    /// VUI timing: num_units_in_tick and time_scale (0 for no timing info).
+    pub num_units_in_tick: u32,
+    /// VUI time_scale.
+    pub time_scale: u32,
+}
+
+impl SeqParams {
+    /// Writes seq_parameter_set_rbsp() into `bw`.
+    pub fn write_rbsp(&self, bw: &mut BitWriter<'_>) -> Result {
+        if self.width_mbs == 0
+            || self.height_mbs == 0
+            || self.pic_order_cnt_type == 1
+            || self.pic_order_cnt_type > 2
+        {
+            return Err(Error::InvalidParam);
+        }
+        bw.put_bits(8, u32::from(self.profile_idc))?;
+        bw.put_bits(8, u32::from(self.constraint_flags & 0xfc))?;
+        bw.put_bits(8, u32::from(self.level_idc))?;
+        bw.put_ue(u32::from(self.sps_id))?;
+        if self.profile_idc == profile::HIGH {
+            bw.put_ue(1)?; // chroma_format_idc 4:2:0
+            bw.put_ue(0)?; // bit_depth_luma_minus8
+            bw.put_ue(0)?; // bit_depth_chroma_minus8
+            bw.put_flag(false)?; // qpprime_y_zero_transform_bypass_flag
+            bw.put_flag(false)?; // seq_scaling_matrix_present_flag
+        }
+        bw.put_ue(u32::from(self.log2_max_frame_num_minus4))?;
+        bw.put_ue(u32::from(self.pic_order_cnt_type))?;
+        if self.pic_order_cnt_type == 0 {
+            bw.put_ue(u32::from(self.log2_max_poc_lsb_minus4))?;
+        }
+        bw.put_ue(u32::from(self.max_num_ref_frames))?;
+        bw.put_flag(false)?; // gaps_in_frame_num_value_allowed_flag
+        bw.put_ue(u32::from(self.width_mbs) - 1)?;
+        bw.put_ue(u32::from(self.height_mbs) - 1)?;
+        bw.put_flag(true)?; // frame_mbs_only_flag
+        bw.put_flag(true)?; // direct_8x8_inference_flag
+        let cropping = self.crop != Crop::default();
+        bw.put_flag(cropping)?;
+        if cropping {
+            // CropUnitX = CropUnitY = 2 for 4:2:0 frames (7-19, 7-20).
+            bw.put_ue(0)?;
+            bw.put_ue(u32::from(self.crop.right / 2))?;
+            bw.put_ue(0)?;
+            bw.put_ue(u32::from(self.crop.bottom / 2))?;
+        }
+        let vui = self.time_scale != 0;
+        bw.put_flag(vui)?;
+        if vui {
+            self.write_vui(bw)?;
+        }
+        bw.put_trailing_bits()
+    }
+
+    /// Writes vui_parameters() (E.1.1): timing only, for now.
+    fn write_vui(&self, bw: &mut BitWriter<'_>) -> Result {
+        bw.put_flag(false)?; // aspect_ratio_info_present_flag
+        bw.put_flag(false)?; // overscan_info_present_flag
+        bw.put_flag(false)?; // video_signal_type_present_flag
+        bw.put_flag(false)?; // chroma_loc_info_present_flag
+        bw.put_flag(true)?; // timing_info_present_flag
+        bw.put_bits(32, self.num_units_in_tick)?;
+        bw.put_bits(32, self.time_scale)?;
+        bw.put_flag(true)?; // fixed_frame_rate_flag
+        bw.put_flag(false)?; // nal_hrd_parameters_present_flag
+        bw.put_flag(false)?; // vcl_hrd_parameters_present_flag
+        bw.put_flag(false)?; // pic_struct_present_flag
+        bw.put_flag(false) // bitstream_restriction_flag
+    }
+
+    /// Writes the SPS NAL unit with its start code into `out`; returns its size.
+    pub fn write_nal(&self, out: &mut [u8]) -> Result<usize> {
+        let mut rbsp = [0u8; 96];
+        let mut bw = BitWriter::new(&mut rbsp);
+        self.write_rbsp(&mut bw)?;
+        let len = bw.byte_len();
+        write_nal(
+            out,
+            3,
+            nal_type::SPS,
+            rbsp.get(..len).ok_or(Error::NoSpace)?,
+        )
+    }
+}

@@ -1,0 +1,249 @@
+//! The deblocking filter (clause 8.7) over a reconstructed frame.
+
+use crate::encoder::MbInfo;
+use crate::mvpred::BlockMotion;
+use crate::picture::Planes;
+use crate::tables::{chroma_qp, ALPHA, BETA, TC0};
+
+/// Slice-level filter controls (the H1 codes all slices of a frame alike).
+#[derive(Clone, Copy, Debug)]
+pub struct DeblockParams {
+    /// disable_deblocking_filter_idc: 0 on, 1 off, 2 on but not across slice edges.
+    pub idc: u32,
+    /// FilterOffsetA = slice_alpha_c0_offset_div2 << 1.
+    pub offset_a: i32,
+    /// FilterOffsetB = slice_beta_offset_div2 << 1.
+    pub offset_b: i32,
+    pub chroma_qp_offset: i32,
+}
+
+/// Filters `rec` in place, macroblock by macroblock in raster order.
+pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+    if p.idc == 1 {
+        return;
+    }
+    let (mb_w, mb_h) = (rec.mb_w, rec.mb_h);
+    for mby in 0..mb_h {
+        for mbx in 0..mb_w {
+            let cur = &mbs[mby * mb_w + mbx];
+            let left = (mbx > 0).then(|| &mbs[mby * mb_w + mbx - 1]);
+            let top = (mby > 0).then(|| &mbs[(mby - 1) * mb_w + mbx]);
+            let left_ok = left.is_some_and(|l| p.idc != 2 || l.slice == cur.slice);
+            let top_ok = top.is_some_and(|t| p.idc != 2 || t.slice == cur.slice);
+            for vertical in [true, false] {
+                let nb = if vertical { left } else { top };
+                for edge in 0..4 {
+                    if edge == 0 && !(if vertical { left_ok } else { top_ok }) {
+                        continue;
+                    }
+                    let q_mb = cur;
+                    let p_mb = if edge == 0 { nb.unwrap_or(cur) } else { cur };
+                    // bS for each of the four 4x4 blocks along the edge.
+                    let mut bs = [0u8; 4];
+                    for (k, b) in bs.iter_mut().enumerate() {
+                        let (qx, qy) = if vertical { (edge, k) } else { (k, edge) };
+                        let (px, py) = if vertical {
+                            ((edge + 3) % 4, k)
+                        } else {
+                            (k, (edge + 3) % 4)
+                        };
+                        *b = strength(
+                            p_mb,
+                            q_mb,
+                            edge == 0,
+                            px + py * 4,
+                            qx + qy * 4,
+                            block_motion(motion, mb_w, mbx, mby, vertical, edge, px, py),
+                            motion[(mby * 4 + qy) * mb_w * 4 + mbx * 4 + qx],
+                        );
+                    }
+                    if bs == [0; 4] {
+                        continue;
+                    }
+                    let qpav = (p_mb.qp + q_mb.qp + 1) >> 1;
+                    let stride = rec.stride();
+                    filter_edge(
+                        &mut rec.y,
+                        stride,
+                        mbx * 16,
+                        mby * 16,
+                        edge * 4,
+                        vertical,
+                        &bs,
+                        qpav,
+                        p,
+                        false,
+                    );
+                    if edge % 2 == 0 {
+                        let qpc = (chroma_qp(p_mb.qp, p.chroma_qp_offset)
+                            + chroma_qp(q_mb.qp, p.chroma_qp_offset)
+                            + 1)
+                            >> 1;
+                        let cs = rec.cstride();
+                        filter_edge(
+                            &mut rec.cb,
+                            cs,
+                            mbx * 8,
+                            mby * 8,
+                            edge * 2,
+                            vertical,
+                            &bs,
+                            qpc,
+                            p,
+                            true,
+                        );
+                        filter_edge(
+                            &mut rec.cr,
+                            cs,
+                            mbx * 8,
+                            mby * 8,
+                            edge * 2,
+                            vertical,
+                            &bs,
+                            qpc,
+                            p,
+                            true,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Motion of the p-side block: in the neighbouring macroblock for edge 0.
+#[allow(clippy::too_many_arguments)]
+fn block_motion(
+    motion: &[BlockMotion],
+    mb_w: usize,
+    mbx: usize,
+    mby: usize,
+    vertical: bool,
+    edge: usize,
+    px: usize,
+    py: usize,
+) -> BlockMotion {
+    let (gx, gy) = if edge == 0 {
+        if vertical {
+            (mbx * 4 - 1, mby * 4 + py)
+        } else {
+            (mbx * 4 + px, mby * 4 - 1)
+        }
+    } else {
+        (mbx * 4 + px, mby * 4 + py)
+    };
+    motion[gy * mb_w * 4 + gx]
+}
+
+/// Boundary filtering strength of 8.7.2.1 for frame macroblocks.
+fn strength(
+    p: &MbInfo,
+    q: &MbInfo,
+    mb_edge: bool,
+    pr: usize,
+    qr: usize,
+    pm: BlockMotion,
+    qm: BlockMotion,
+) -> u8 {
+    if p.intra || q.intra {
+        return if mb_edge { 4 } else { 3 };
+    }
+    if p.nz[pr] != 0 || q.nz[qr] != 0 {
+        return 2;
+    }
+    if pm.ref_idx != qm.ref_idx
+        || (pm.mv[0] - qm.mv[0]).abs() >= 4
+        || (pm.mv[1] - qm.mv[1]).abs() >= 4
+    {
+        return 1;
+    }
+    0
+}
+
+/// Filters one edge of a macroblock (or chroma block) in one plane (8.7.2.2 to 8.7.2.4).
+#[allow(clippy::too_many_arguments)]
+fn filter_edge(
+    plane: &mut [u8],
+    stride: usize,
+    x0: usize,
+    y0: usize,
+    pos: usize,
+    vertical: bool,
+    bs: &[u8; 4],
+    qp: i32,
+    p: &DeblockParams,
+    chroma: bool,
+) {
+    let index_a = (qp + p.offset_a).clamp(0, 51) as usize;
+    let index_b = (qp + p.offset_b).clamp(0, 51) as usize;
+    let alpha = ALPHA[index_a] as i32;
+    let beta = BETA[index_b] as i32;
+    let len = if chroma { 8 } else { 16 };
+    for k in 0..len {
+        let b = bs[if chroma { k / 2 } else { k / 4 }];
+        if b == 0 {
+            continue;
+        }
+        // Sample i on the q side (i >= 0) or p side (i < 0) of the edge.
+        let at = |i: i32| -> usize {
+            let (x, y) = if vertical {
+                ((x0 + pos) as i32 + i, (y0 + k) as i32)
+            } else {
+                ((x0 + k) as i32, (y0 + pos) as i32 + i)
+            };
+            y as usize * stride + x as usize
+        };
+        let s = |i: i32| plane[at(i)] as i32;
+        let (p0, p1, q0, q1) = (s(-1), s(-2), s(0), s(1));
+        if !((p0 - q0).abs() < alpha && (p1 - p0).abs() < beta && (q1 - q0).abs() < beta) {
+            continue;
+        }
+        if chroma {
+            if b < 4 {
+                let tc = TC0[index_a][b as usize - 1] as i32 + 1;
+                let delta = ((((q0 - p0) << 2) + (p1 - q1) + 4) >> 3).clamp(-tc, tc);
+                plane[at(-1)] = (p0 + delta).clamp(0, 255) as u8;
+                plane[at(0)] = (q0 - delta).clamp(0, 255) as u8;
+            } else {
+                plane[at(-1)] = ((2 * p1 + p0 + q1 + 2) >> 2) as u8;
+                plane[at(0)] = ((2 * q1 + q0 + p1 + 2) >> 2) as u8;
+            }
+            continue;
+        }
+        let (p2, q2) = (s(-3), s(2));
+        let ap = (p2 - p0).abs();
+        let aq = (q2 - q0).abs();
+        if b < 4 {
+            let tc0 = TC0[index_a][b as usize - 1] as i32;
+            let tc = tc0 + (ap < beta) as i32 + (aq < beta) as i32;
+            let delta = ((((q0 - p0) << 2) + (p1 - q1) + 4) >> 3).clamp(-tc, tc);
+            plane[at(-1)] = (p0 + delta).clamp(0, 255) as u8;
+            plane[at(0)] = (q0 - delta).clamp(0, 255) as u8;
+            if ap < beta {
+                plane[at(-2)] =
+                    (p1 + ((p2 + ((p0 + q0 + 1) >> 1) - (p1 << 1)) >> 1).clamp(-tc0, tc0)) as u8;
+            }
+            if aq < beta {
+                plane[at(1)] =
+                    (q1 + ((q2 + ((p0 + q0 + 1) >> 1) - (q1 << 1)) >> 1).clamp(-tc0, tc0)) as u8;
+            }
+        } else {
+            let (p3, q3) = (s(-4), s(3));
+            let strong = (p0 - q0).abs() < ((alpha >> 2) + 2);
+            if ap < beta && strong {
+                plane[at(-1)] = ((p2 + 2 * p1 + 2 * p0 + 2 * q0 + q1 + 4) >> 3) as u8;
+                plane[at(-2)] = ((p2 + p1 + p0 + q0 + 2) >> 2) as u8;
+                plane[at(-3)] = ((2 * p3 + 3 * p2 + p1 + p0 + q0 + 4) >> 3) as u8;
+            } else {
+                plane[at(-1)] = ((2 * p1 + p0 + q1 + 2) >> 2) as u8;
+            }
+            if aq < beta && strong {
+                plane[at(0)] = ((p1 + 2 * p0 + 2 * q0 + 2 * q1 + q2 + 4) >> 3) as u8;
+                plane[at(1)] = ((p0 + q0 + q1 + q2 + 2) >> 2) as u8;
+                plane[at(2)] = ((2 * q3 + 3 * q2 + q1 + q0 + p0 + 4) >> 3) as u8;
+            } else {
+                plane[at(0)] = ((2 * q1 + q0 + p1 + 2) >> 2) as u8;
+            }
+        }
+    }
+}

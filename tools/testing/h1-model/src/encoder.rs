@@ -1,0 +1,1184 @@
+//! The macroblock engine: mode decision, residual coding and reconstruction of one frame.
+
+use crate::bitwriter::{se_bits, ue_bits, BitWriter};
+use crate::cavlc::{write_block, LEVEL_CLAMP};
+use crate::inter::{mc_chroma, mc_luma, sad, satd, RefPlane};
+use crate::intra::{self, Edges};
+use crate::mvpred::{self, BlockMotion, Neighbour, Shape};
+use crate::picture::Planes;
+use crate::tables::{chroma_qp, BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
+use crate::transform::*;
+
+/// How the model codes one frame, decoded from the registers.
+#[derive(Clone, Debug)]
+pub struct FrameParams {
+    pub intra: bool,
+    pub qp: i32,
+    pub qp_min: i32,
+    pub qp_max: i32,
+    pub chroma_qp_offset: i32,
+    pub constrained_intra_pred: bool,
+    /// Macroblock rows per slice, 0 for one slice.
+    pub slice_rows: usize,
+    pub disable_qpel: bool,
+    /// Search range of the integer motion search, in samples (horizontal, vertical).
+    pub search_range: [i32; 2],
+}
+
+/// What a macroblock left for its neighbours (CAVLC contexts, intra modes, deblocking).
+#[derive(Clone, Copy, Default)]
+pub struct MbInfo {
+    /// Slice index, -1 while not coded.
+    pub slice: i32,
+    pub intra: bool,
+    pub i4x4: bool,
+    pub skip: bool,
+    /// QP_Y.
+    pub qp: i32,
+    /// TotalCoeff of each luma 4x4 block (raster), AC only for Intra_16x16.
+    pub nz: [u8; 16],
+    /// TotalCoeff of each chroma AC block, [Cb, Cr] x raster 2x2.
+    pub nzc: [[u8; 4]; 2],
+    /// Intra4x4PredMode per 4x4 block (raster); DC for other macroblock types.
+    pub i4_modes: [u8; 16],
+}
+
+/// Statistics of a coded frame, as the H1 reports them.
+#[derive(Clone, Debug, Default)]
+pub struct FrameStats {
+    /// Sum of QP_Y over all macroblocks.
+    pub qp_sum: u32,
+    /// Number of non-zero levels coded (run-length coded coefficients).
+    pub rlc_count: u32,
+    pub intra_mbs: u32,
+    pub skip_mbs: u32,
+}
+
+/// One coded slice: its first macroblock and its slice_data() bits (no header).
+pub struct SliceData {
+    pub first_mb: usize,
+    pub data: BitWriter,
+}
+
+pub struct FrameCoder<'a> {
+    p: &'a FrameParams,
+    src: &'a Planes,
+    refp: Option<&'a Planes>,
+    pub rec: Planes,
+    pub mbs: Vec<MbInfo>,
+    /// Per 4x4 block motion of the picture.
+    pub motion: Vec<BlockMotion>,
+    pub stats: FrameStats,
+    mb_w: usize,
+    mb_h: usize,
+}
+
+/// Luma residual and levels of one macroblock.
+#[derive(Clone)]
+struct LumaCoding {
+    /// Levels per 4x4 block (raster block index), in raster coefficient order.
+    levels: [[i32; 16]; 16],
+    /// Intra16x16 DC levels, raster.
+    dc: [i32; 16],
+    cbp: u32,
+    /// Reconstructed 16x16 samples.
+    rec: [u8; 256],
+}
+
+struct ChromaCoding {
+    dc: [[i32; 4]; 2],
+    ac: [[[i32; 16]; 4]; 2],
+    cbp: u32,
+    rec: [[u8; 64]; 2],
+}
+
+fn lambda(qp: i32) -> u32 {
+    let l = 0.85f64 * 2f64.powf((qp - 12) as f64 / 6.0);
+    l.round().max(1.0) as u32
+}
+
+impl<'a> FrameCoder<'a> {
+    pub fn new(p: &'a FrameParams, src: &'a Planes, refp: Option<&'a Planes>) -> Self {
+        let (mb_w, mb_h) = (src.mb_w, src.mb_h);
+        FrameCoder {
+            p,
+            src,
+            refp,
+            rec: Planes::new(mb_w, mb_h),
+            mbs: vec![
+                MbInfo {
+                    slice: -1,
+                    ..Default::default()
+                };
+                mb_w * mb_h
+            ],
+            motion: vec![
+                BlockMotion {
+                    ref_idx: -1,
+                    mv: [0, 0]
+                };
+                mb_w * mb_h * 16
+            ],
+            stats: FrameStats::default(),
+            mb_w,
+            mb_h,
+        }
+    }
+
+    /// Codes every slice of the frame; returns their slice_data() bits.
+    pub fn encode(&mut self) -> Vec<SliceData> {
+        let rows = if self.p.slice_rows == 0 {
+            self.mb_h
+        } else {
+            self.p.slice_rows
+        };
+        let mut slices = Vec::new();
+        let mut first_row = 0;
+        let mut slice_idx = 0;
+        while first_row < self.mb_h {
+            let last_row = (first_row + rows).min(self.mb_h);
+            let mut bw = BitWriter::new();
+            let mut skip_run = 0u32;
+            let mut qp_prev = self.p.qp;
+            for mby in first_row..last_row {
+                for mbx in 0..self.mb_w {
+                    self.code_mb(&mut bw, slice_idx, mbx, mby, &mut skip_run, &mut qp_prev);
+                }
+            }
+            if skip_run > 0 {
+                bw.ue(skip_run);
+            }
+            slices.push(SliceData {
+                first_mb: first_row * self.mb_w,
+                data: bw,
+            });
+            first_row = last_row;
+            slice_idx += 1;
+        }
+        slices
+    }
+
+    fn mb(&self, mbx: i32, mby: i32, slice: i32) -> Option<&MbInfo> {
+        if mbx < 0 || mby < 0 || mbx >= self.mb_w as i32 || mby >= self.mb_h as i32 {
+            return None;
+        }
+        let m = &self.mbs[mby as usize * self.mb_w + mbx as usize];
+        (m.slice == slice).then_some(m)
+    }
+
+    /// A neighbour usable for intra prediction (constrained_intra_pred excludes inter ones).
+    fn intra_avail(&self, mbx: i32, mby: i32, slice: i32) -> bool {
+        self.mb(mbx, mby, slice)
+            .is_some_and(|m| m.intra || !self.p.constrained_intra_pred)
+    }
+
+    fn code_mb(
+        &mut self,
+        bw: &mut BitWriter,
+        slice: i32,
+        mbx: usize,
+        mby: usize,
+        skip_run: &mut u32,
+        qp_prev: &mut i32,
+    ) {
+        let qp = self.p.qp.clamp(self.p.qp_min, self.p.qp_max);
+        let lam = lambda(qp);
+        let (x, y) = (mbx as i32, mby as i32);
+        let idx = mby * self.mb_w + mbx;
+        self.mbs[idx] = MbInfo {
+            slice,
+            qp,
+            i4_modes: [intra::I4_DC; 16],
+            ..Default::default()
+        };
+
+        let mut src = [0u8; 256];
+        let s = self.src.stride();
+        for r in 0..16 {
+            src[r * 16..r * 16 + 16]
+                .copy_from_slice(&self.src.y[(mby * 16 + r) * s + mbx * 16..][..16]);
+        }
+
+        // Intra candidates.
+        let (i16_mode, i16_cost) = self.best_i16(slice, x, y, &src, lam);
+        let i4 = self.try_i4x4(slice, x, y, &src, qp, lam);
+        let mut intra_cost = i16_cost;
+        let mut use_i4 = false;
+        if let Some((cost, _)) = &i4 {
+            if *cost < i16_cost {
+                intra_cost = *cost;
+                use_i4 = true;
+            }
+        }
+
+        if !self.p.intra {
+            if let Some(refp) = self.refp {
+                let (skip_mv_v, mvp) = self.inter_predictors(slice, x, y);
+                let (mv, inter_cost, pred) = self.motion_search(refp, x, y, &src, mvp, lam);
+                // P_Skip when its prediction leaves nothing to code.
+                let skip_pred = self.luma_pred(refp, x, y, skip_mv_v);
+                let skip_luma = self.code_luma_inter(&src, &skip_pred, qp);
+                let skip_chroma = self.code_chroma(x, y, qp, false, Some((refp, skip_mv_v)), None);
+                if skip_luma.cbp == 0 && skip_chroma.cbp == 0 {
+                    let skip_cost = satd(&src, 16, &skip_pred, 16, 16, 16);
+                    if skip_cost <= inter_cost + lam * 2 && skip_cost <= intra_cost {
+                        self.commit_skip(
+                            idx,
+                            mbx,
+                            mby,
+                            skip_mv_v,
+                            &skip_luma,
+                            &skip_chroma,
+                            *qp_prev,
+                        );
+                        *skip_run += 1;
+                        return;
+                    }
+                }
+                if inter_cost <= intra_cost {
+                    let luma = self.code_luma_inter(&src, &pred, qp);
+                    let chroma = self.code_chroma(x, y, qp, false, Some((refp, mv)), None);
+                    bw.ue(*skip_run);
+                    *skip_run = 0;
+                    self.write_inter(bw, idx, mbx, mby, mv, mvp, &luma, &chroma, qp, qp_prev);
+                    return;
+                }
+            }
+            bw.ue(*skip_run);
+            *skip_run = 0;
+        }
+        if use_i4 {
+            let (_, luma) = i4.unwrap_or_else(|| unreachable!());
+            self.write_intra(bw, slice, idx, mbx, mby, None, &luma, qp, qp_prev);
+        } else {
+            let luma = self.code_luma_i16(slice, x, y, &src, i16_mode, qp);
+            self.write_intra(
+                bw,
+                slice,
+                idx,
+                mbx,
+                mby,
+                Some(i16_mode),
+                &(luma, [intra::I4_DC; 16]),
+                qp,
+                qp_prev,
+            );
+        }
+    }
+
+    fn luma_edges(&self, slice: i32, x: i32, y: i32) -> ([u8; 16], [u8; 16], u8, bool, bool, bool) {
+        let s = self.rec.stride();
+        let (px, py) = (x as usize * 16, y as usize * 16);
+        let la = self.intra_avail(x - 1, y, slice);
+        let ta = self.intra_avail(x, y - 1, slice);
+        let tla = self.intra_avail(x - 1, y - 1, slice);
+        let mut top = [0u8; 16];
+        let mut left = [0u8; 16];
+        let mut tl = 0;
+        if ta {
+            top.copy_from_slice(&self.rec.y[(py - 1) * s + px..][..16]);
+        }
+        if la {
+            for (r, l) in left.iter_mut().enumerate() {
+                *l = self.rec.y[(py + r) * s + px - 1];
+            }
+        }
+        if tla {
+            tl = self.rec.y[(py - 1) * s + px - 1];
+        }
+        (top, left, tl, ta, la, tla)
+    }
+
+    fn best_i16(&self, slice: i32, x: i32, y: i32, src: &[u8; 256], lam: u32) -> (u8, u32) {
+        let (top, left, tl, ta, la, tla) = self.luma_edges(slice, x, y);
+        let e = Edges {
+            top: ta.then_some(&top[..]),
+            left: la.then_some(&left[..]),
+            top_left: tla.then_some(tl),
+        };
+        let mut best = (intra::I16_DC, u32::MAX);
+        let mut pred = [0u8; 256];
+        for mode in 0..4 {
+            if intra::pred16x16(mode, &e, &mut pred) {
+                let cost = satd(src, 16, &pred, 16, 16, 16) + lam * 6;
+                if cost < best.1 {
+                    best = (mode, cost);
+                }
+            }
+        }
+        best
+    }
+
+    fn code_luma_i16(
+        &self,
+        slice: i32,
+        x: i32,
+        y: i32,
+        src: &[u8; 256],
+        mode: u8,
+        qp: i32,
+    ) -> LumaCoding {
+        let (top, left, tl, ta, la, tla) = self.luma_edges(slice, x, y);
+        let e = Edges {
+            top: ta.then_some(&top[..]),
+            left: la.then_some(&left[..]),
+            top_left: tla.then_some(tl),
+        };
+        let mut pred = [0u8; 256];
+        intra::pred16x16(mode, &e, &mut pred);
+        let mut blocks = [[0i32; 16]; 16];
+        let mut dc = [0i32; 16];
+        for (b, blk) in blocks.iter_mut().enumerate() {
+            let (bx, by) = (b % 4 * 4, b / 4 * 4);
+            for i in 0..16 {
+                let o = (by + i / 4) * 16 + bx + i % 4;
+                blk[i] = src[o] as i32 - pred[o] as i32;
+            }
+            fdct4x4(blk);
+            dc[b] = blk[0];
+            blk[0] = 0;
+        }
+        hadamard4x4(&mut dc);
+        quant_luma_dc(&mut dc, qp);
+        let mut any_ac = false;
+        for blk in blocks.iter_mut() {
+            any_ac |= quant4x4(blk, qp, true, true);
+            clamp_levels(blk);
+        }
+        clamp_levels(&mut dc);
+        let levels = blocks;
+        // Reconstruct as a decoder would (8.5.10, 8.5.12).
+        let mut dcr = dc;
+        hadamard4x4(&mut dcr);
+        dequant_luma_dc(&mut dcr, qp);
+        let mut rec = [0u8; 256];
+        for (b, lv) in levels.iter().enumerate() {
+            let mut d = if any_ac { *lv } else { [0; 16] };
+            dequant4x4(&mut d, qp, true);
+            d[0] = dcr[b];
+            idct4x4(&mut d);
+            add_block(&mut rec, &pred, b, &d);
+        }
+        LumaCoding {
+            levels: if any_ac { levels } else { [[0; 16]; 16] },
+            dc,
+            cbp: if any_ac { 15 } else { 0 },
+            rec,
+        }
+    }
+
+    /// Tries Intra_4x4 with a per-block mode decision; returns its cost and coding.
+    fn try_i4x4(
+        &self,
+        slice: i32,
+        x: i32,
+        y: i32,
+        src: &[u8; 256],
+        qp: i32,
+        lam: u32,
+    ) -> Option<(u32, (LumaCoding, [u8; 16]))> {
+        let (top, left, tl, ta, la, tla) = self.luma_edges(slice, x, y);
+        let tra = self.intra_avail(x + 1, y - 1, slice);
+        let s = self.rec.stride();
+        let mut top_right = [0u8; 4];
+        if tra {
+            top_right.copy_from_slice(
+                &self.rec.y[(y as usize * 16 - 1) * s + x as usize * 16 + 16..][..4],
+            );
+        }
+        // Neighbouring modes for predIntra4x4PredMode (8.3.1.1).
+        let mode_a = |bx: usize, by: usize, modes: &[u8; 16]| -> Option<u8> {
+            if bx > 0 {
+                return Some(modes[by * 4 + bx - 1]);
+            }
+            let m = self.mb(x - 1, y, slice)?;
+            if !m.intra && self.p.constrained_intra_pred {
+                return None;
+            }
+            Some(if m.i4x4 {
+                m.i4_modes[by * 4 + 3]
+            } else {
+                intra::I4_DC
+            })
+        };
+        let mode_b = |bx: usize, by: usize, modes: &[u8; 16]| -> Option<u8> {
+            if by > 0 {
+                return Some(modes[(by - 1) * 4 + bx]);
+            }
+            let m = self.mb(x, y - 1, slice)?;
+            if !m.intra && self.p.constrained_intra_pred {
+                return None;
+            }
+            Some(if m.i4x4 {
+                m.i4_modes[12 + bx]
+            } else {
+                intra::I4_DC
+            })
+        };
+        let mut rec = [0u8; 256];
+        let mut modes = [intra::I4_DC; 16];
+        let mut levels = [[0i32; 16]; 16];
+        let mut cbp = 0u32;
+        let mut cost = lam * 24;
+        for blk_idx in 0..16 {
+            let r = BLK_TO_RASTER[blk_idx];
+            let (bx, by) = (r % 4, r / 4);
+            let (px, py) = (bx * 4, by * 4);
+            let l_ok = bx > 0 || la;
+            let t_ok = by > 0 || ta;
+            let tl_ok = match (bx > 0, by > 0) {
+                (true, true) => true,
+                (false, true) => la,
+                (true, false) => ta,
+                (false, false) => tla,
+            };
+            let tr_ok = if by == 0 {
+                if bx < 3 {
+                    ta
+                } else {
+                    tra
+                }
+            } else {
+                bx < 3
+                    && BLK_TO_RASTER
+                        .iter()
+                        .position(|&q| q == (by - 1) * 4 + bx + 1)
+                        .unwrap_or(16)
+                        < blk_idx
+            };
+            let sample = |sx: i32, sy: i32| -> u8 {
+                // (sx, sy) relative to the macroblock; negative means a neighbour macroblock.
+                if sx >= 0 && sy >= 0 {
+                    rec[sy as usize * 16 + sx as usize]
+                } else if sy < 0 && sx < 0 {
+                    tl
+                } else if sy < 0 {
+                    if sx < 16 {
+                        top[sx as usize]
+                    } else {
+                        top_right[(sx - 16) as usize]
+                    }
+                } else {
+                    left[sy as usize]
+                }
+            };
+            let mut t8 = [0u8; 8];
+            let mut l4 = [0u8; 4];
+            for i in 0..4 {
+                t8[i] = sample(px as i32 + i as i32, py as i32 - 1);
+                l4[i] = sample(px as i32 - 1, py as i32 + i as i32);
+            }
+            for i in 4..8 {
+                t8[i] = if tr_ok {
+                    sample(px as i32 + i as i32, py as i32 - 1)
+                } else {
+                    t8[3]
+                };
+            }
+            let tlv = sample(px as i32 - 1, py as i32 - 1);
+            let e = Edges {
+                top: t_ok.then_some(&t8[..]),
+                left: l_ok.then_some(&l4[..]),
+                top_left: tl_ok.then_some(tlv),
+            };
+            let pred_mode = match (mode_a(bx, by, &modes), mode_b(bx, by, &modes)) {
+                (Some(a), Some(b)) => a.min(b),
+                _ => intra::I4_DC,
+            };
+            let mut sblk = [0u8; 16];
+            for i in 0..16 {
+                sblk[i] = src[(py + i / 4) * 16 + px + i % 4];
+            }
+            let mut best = (intra::I4_DC, u32::MAX, [0u8; 16]);
+            let mut pred = [0u8; 16];
+            for mode in 0..9 {
+                if intra::pred4x4(mode, &e, &mut pred) {
+                    let bits = if mode == pred_mode { 1 } else { 4 };
+                    let c = satd(&sblk, 4, &pred, 4, 4, 4) + lam * bits;
+                    if c < best.1 {
+                        best = (mode, c, pred);
+                    }
+                }
+            }
+            cost += best.1;
+            modes[r] = best.0;
+            let pred = best.2;
+            let mut d = [0i32; 16];
+            for i in 0..16 {
+                d[i] = sblk[i] as i32 - pred[i] as i32;
+            }
+            fdct4x4(&mut d);
+            quant4x4(&mut d, qp, true, false);
+            clamp_levels(&mut d);
+            if d.iter().any(|&v| v != 0) {
+                cbp |= 1 << (blk_idx / 4);
+            }
+            levels[r] = d;
+            dequant4x4(&mut d, qp, false);
+            idct4x4(&mut d);
+            for i in 0..16 {
+                rec[(py + i / 4) * 16 + px + i % 4] = (pred[i] as i32 + d[i]).clamp(0, 255) as u8;
+            }
+        }
+        Some((
+            cost,
+            (
+                LumaCoding {
+                    levels,
+                    dc: [0; 16],
+                    cbp,
+                    rec,
+                },
+                modes,
+            ),
+        ))
+    }
+
+    fn code_luma_inter(&self, src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
+        let mut levels = [[0i32; 16]; 16];
+        let mut cbp = 0;
+        for (r, lv) in levels.iter_mut().enumerate() {
+            let (bx, by) = (r % 4 * 4, r / 4 * 4);
+            for i in 0..16 {
+                let o = (by + i / 4) * 16 + bx + i % 4;
+                lv[i] = src[o] as i32 - pred[o] as i32;
+            }
+            fdct4x4(lv);
+            if quant4x4(lv, qp, false, false) {
+                clamp_levels(lv);
+                cbp |= 1 << ((by / 8) * 2 + bx / 8);
+            }
+        }
+        let mut rec = [0u8; 256];
+        for (r, lv) in levels.iter_mut().enumerate() {
+            let (bx, by) = (r % 4 * 4, r / 4 * 4);
+            if cbp & (1 << ((by / 8) * 2 + bx / 8)) == 0 {
+                *lv = [0; 16];
+            }
+            let mut d = *lv;
+            dequant4x4(&mut d, qp, false);
+            idct4x4(&mut d);
+            add_block(&mut rec, pred, r, &d);
+        }
+        LumaCoding {
+            levels,
+            dc: [0; 16],
+            cbp,
+            rec,
+        }
+    }
+
+    fn luma_pred(&self, refp: &Planes, x: i32, y: i32, mv: [i32; 2]) -> [u8; 256] {
+        let r = RefPlane {
+            data: &refp.y,
+            stride: refp.stride(),
+            width: refp.stride() as i32,
+            height: refp.mb_h as i32 * 16,
+        };
+        let mut out = [0u8; 256];
+        mc_luma(&r, x * 16, y * 16, mv, 16, 16, &mut out);
+        out
+    }
+
+    /// Codes both chroma components from an intra mode or an inter vector.
+    fn code_chroma(
+        &self,
+        x: i32,
+        y: i32,
+        qp: i32,
+        intra: bool,
+        inter: Option<(&Planes, [i32; 2])>,
+        intra_pred: Option<&[[u8; 64]; 2]>,
+    ) -> ChromaCoding {
+        let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
+        let cs = self.src.cstride();
+        let mut out = ChromaCoding {
+            dc: [[0; 4]; 2],
+            ac: [[[0; 16]; 4]; 2],
+            cbp: 0,
+            rec: [[0; 64]; 2],
+        };
+        let mut preds = [[0u8; 64]; 2];
+        if let Some(p) = intra_pred {
+            preds = *p;
+        } else if let Some((refp, mv)) = inter {
+            for (c, plane) in [&refp.cb, &refp.cr].into_iter().enumerate() {
+                let r = RefPlane {
+                    data: plane,
+                    stride: refp.cstride(),
+                    width: refp.cstride() as i32,
+                    height: refp.mb_h as i32 * 8,
+                };
+                mc_chroma(&r, x * 8, y * 8, mv, 8, 8, &mut preds[c]);
+            }
+        }
+        let mut any_ac = false;
+        let mut any_dc = false;
+        let mut coefs = [[[0i32; 16]; 4]; 2];
+        for c in 0..2 {
+            let plane = if c == 0 { &self.src.cb } else { &self.src.cr };
+            for b in 0..4 {
+                let (bx, by) = (b % 2 * 4, b / 2 * 4);
+                let d = &mut coefs[c][b];
+                for i in 0..16 {
+                    let sv =
+                        plane[(y as usize * 8 + by + i / 4) * cs + x as usize * 8 + bx + i % 4];
+                    d[i] = sv as i32 - preds[c][(by + i / 4) * 8 + bx + i % 4] as i32;
+                }
+                fdct4x4(d);
+                out.dc[c][b] = d[0];
+            }
+            hadamard2x2(&mut out.dc[c]);
+            any_dc |= quant_chroma_dc(&mut out.dc[c], qpc, intra);
+            for v in out.dc[c].iter_mut() {
+                *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
+            }
+            for b in 0..4 {
+                let d = &mut coefs[c][b];
+                any_ac |= quant4x4(d, qpc, intra, true);
+                d[0] = 0;
+                clamp_levels(d);
+                out.ac[c][b] = *d;
+            }
+        }
+        out.cbp = if any_ac {
+            2
+        } else if any_dc {
+            1
+        } else {
+            0
+        };
+        if !any_ac {
+            out.ac = [[[0; 16]; 4]; 2];
+        }
+        for c in 0..2 {
+            let mut f = out.dc[c];
+            hadamard2x2(&mut f);
+            dequant_chroma_dc(&mut f, qpc);
+            for b in 0..4 {
+                let mut d = out.ac[c][b];
+                dequant4x4(&mut d, qpc, true);
+                d[0] = f[b];
+                idct4x4(&mut d);
+                let (bx, by) = (b % 2 * 4, b / 2 * 4);
+                for i in 0..16 {
+                    let o = (by + i / 4) * 8 + bx + i % 4;
+                    out.rec[c][o] = (preds[c][o] as i32 + d[i]).clamp(0, 255) as u8;
+                }
+            }
+        }
+        out
+    }
+
+    fn chroma_intra(&self, slice: i32, x: i32, y: i32) -> (u8, [[u8; 64]; 2]) {
+        let la = self.intra_avail(x - 1, y, slice);
+        let ta = self.intra_avail(x, y - 1, slice);
+        let tla = self.intra_avail(x - 1, y - 1, slice);
+        let cs = self.rec.cstride();
+        let (px, py) = (x as usize * 8, y as usize * 8);
+        let mut best = (intra::CHROMA_DC, u32::MAX, [[0u8; 64]; 2]);
+        let mut edges = [([0u8; 8], [0u8; 8], 0u8); 2];
+        for (c, plane) in [&self.rec.cb, &self.rec.cr].into_iter().enumerate() {
+            if ta {
+                edges[c]
+                    .0
+                    .copy_from_slice(&plane[(py - 1) * cs + px..][..8]);
+            }
+            if la {
+                for r in 0..8 {
+                    edges[c].1[r] = plane[(py + r) * cs + px - 1];
+                }
+            }
+            if tla {
+                edges[c].2 = plane[(py - 1) * cs + px - 1];
+            }
+        }
+        for mode in 0..4 {
+            let mut preds = [[0u8; 64]; 2];
+            let mut ok = true;
+            let mut cost = 0;
+            for c in 0..2 {
+                let e = Edges {
+                    top: ta.then_some(&edges[c].0[..]),
+                    left: la.then_some(&edges[c].1[..]),
+                    top_left: tla.then_some(edges[c].2),
+                };
+                ok &= intra::pred_chroma(mode, &e, &mut preds[c]);
+                let plane = if c == 0 { &self.src.cb } else { &self.src.cr };
+                cost += satd(&plane[py * cs + px..], cs, &preds[c], 8, 8, 8);
+            }
+            if ok && cost < best.1 {
+                best = (mode, cost, preds);
+            }
+        }
+        (best.0, best.2)
+    }
+
+    /// Neighbours A, B, C (or D) of the 4x4 block at global 4x4 position (gx, gy) of width `w4`.
+    fn neighbours(
+        &self,
+        slice: i32,
+        gx: i32,
+        gy: i32,
+        w4: i32,
+        cur_mb: (i32, i32),
+        done: u16,
+    ) -> (Neighbour, Neighbour, Neighbour) {
+        let get = |bx: i32, by: i32| -> Neighbour {
+            let (mx, my) = (bx.div_euclid(4), by.div_euclid(4));
+            if (mx, my) == cur_mb {
+                let r = (by - my * 4) * 4 + (bx - mx * 4);
+                if done & (1 << r) == 0 {
+                    return Neighbour::NONE;
+                }
+            } else if self.mb(mx, my, slice).is_none() {
+                return Neighbour::NONE;
+            } else if (my, mx) > (cur_mb.1, cur_mb.0) {
+                return Neighbour::NONE;
+            }
+            Neighbour {
+                available: true,
+                motion: self.motion[(by as usize) * self.mb_w * 4 + bx as usize],
+            }
+        };
+        let a = get(gx - 1, gy);
+        let b = get(gx, gy - 1);
+        let mut c = get(gx + w4, gy - 1);
+        if !c.available {
+            c = get(gx - 1, gy - 1);
+        }
+        (a, b, c)
+    }
+
+    /// Returns the P_Skip vector and the 16x16 prediction mvp.
+    fn inter_predictors(&self, slice: i32, x: i32, y: i32) -> ([i32; 2], [i32; 2]) {
+        let (a, b, c) = self.neighbours(slice, x * 4, y * 4, 4, (x, y), 0);
+        (
+            mvpred::skip_mv(a, b, c),
+            mvpred::predict(0, a, b, c, Shape::Other),
+        )
+    }
+
+    /// Integer search around the predictors, then half- and quarter-sample refinement.
+    fn motion_search(
+        &self,
+        refp: &Planes,
+        x: i32,
+        y: i32,
+        src: &[u8; 256],
+        mvp: [i32; 2],
+        lam: u32,
+    ) -> ([i32; 2], u32, [u8; 256]) {
+        let stride = refp.stride();
+        let (w, h) = (stride as i32, refp.mb_h as i32 * 16);
+        let mv_bits = |mv: [i32; 2]| se_bits(mv[0] - mvp[0]) + se_bits(mv[1] - mvp[1]);
+        let [rx, ry] = self.p.search_range;
+        let in_range = |mv: [i32; 2]| mv[0].abs() <= rx * 4 && mv[1].abs() <= ry * 4;
+        let int_cost = |mv: [i32; 2]| -> u32 {
+            let (px, py) = (x * 16 + mv[0] / 4, y * 16 + mv[1] / 4);
+            let d = if px >= 0 && py >= 0 && px + 16 <= w && py + 16 <= h {
+                sad(
+                    src,
+                    16,
+                    &refp.y[py as usize * stride + px as usize..],
+                    stride,
+                    16,
+                    16,
+                )
+            } else {
+                let p = self.luma_pred(refp, x, y, mv);
+                sad(src, 16, &p, 16, 16, 16)
+            };
+            d + lam * mv_bits(mv)
+        };
+        let round = |v: i32| ((v + 2) >> 2) << 2;
+        let mut best = ([0, 0], int_cost([0, 0]));
+        let cand = [round(mvp[0]), round(mvp[1])];
+        if in_range(cand) {
+            let c = int_cost(cand);
+            if c < best.1 {
+                best = (cand, c);
+            }
+        }
+        // Small diamond descent, then a square ring to escape local minima.
+        for step in [4, 4, 4] {
+            loop {
+                let mut moved = false;
+                for d in [[step, 0], [-step, 0], [0, step], [0, -step]] {
+                    let mv = [best.0[0] + d[0], best.0[1] + d[1]];
+                    if !in_range(mv) {
+                        continue;
+                    }
+                    let c = int_cost(mv);
+                    if c < best.1 {
+                        best = (mv, c);
+                        moved = true;
+                    }
+                }
+                if !moved {
+                    break;
+                }
+            }
+            let centre = best.0;
+            for d in [
+                [8, 8],
+                [8, -8],
+                [-8, 8],
+                [-8, -8],
+                [16, 0],
+                [-16, 0],
+                [0, 16],
+                [0, -16],
+            ] {
+                let mv = [centre[0] + d[0], centre[1] + d[1]];
+                if in_range(mv) {
+                    let c = int_cost(mv);
+                    if c < best.1 {
+                        best = (mv, c);
+                    }
+                }
+            }
+        }
+        // Sub-sample refinement with SATD.
+        let sub_cost = |mv: [i32; 2]| -> (u32, [u8; 256]) {
+            let p = self.luma_pred(refp, x, y, mv);
+            (satd(src, 16, &p, 16, 16, 16) + lam * mv_bits(mv), p)
+        };
+        let (c0, p0) = sub_cost(best.0);
+        let mut bestf = (best.0, c0, p0);
+        let steps: &[i32] = if self.p.disable_qpel { &[2] } else { &[2, 1] };
+        for &st in steps {
+            let centre = bestf.0;
+            for d in [
+                [-st, -st],
+                [0, -st],
+                [st, -st],
+                [-st, 0],
+                [st, 0],
+                [-st, st],
+                [0, st],
+                [st, st],
+            ] {
+                let mv = [centre[0] + d[0], centre[1] + d[1]];
+                if !in_range(mv) {
+                    continue;
+                }
+                let (c, p) = sub_cost(mv);
+                if c < bestf.1 {
+                    bestf = (mv, c, p);
+                }
+            }
+        }
+        (bestf.0, bestf.1 + lam, bestf.2)
+    }
+
+    fn set_motion(&mut self, mbx: usize, mby: usize, m: BlockMotion) {
+        let w4 = self.mb_w * 4;
+        for r in 0..4 {
+            for c in 0..4 {
+                self.motion[(mby * 4 + r) * w4 + mbx * 4 + c] = m;
+            }
+        }
+    }
+
+    fn store_rec(&mut self, mbx: usize, mby: usize, luma: &[u8; 256], chroma: &[[u8; 64]; 2]) {
+        let s = self.rec.stride();
+        for r in 0..16 {
+            self.rec.y[(mby * 16 + r) * s + mbx * 16..][..16]
+                .copy_from_slice(&luma[r * 16..r * 16 + 16]);
+        }
+        let cs = self.rec.cstride();
+        for r in 0..8 {
+            self.rec.cb[(mby * 8 + r) * cs + mbx * 8..][..8]
+                .copy_from_slice(&chroma[0][r * 8..r * 8 + 8]);
+            self.rec.cr[(mby * 8 + r) * cs + mbx * 8..][..8]
+                .copy_from_slice(&chroma[1][r * 8..r * 8 + 8]);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn commit_skip(
+        &mut self,
+        idx: usize,
+        mbx: usize,
+        mby: usize,
+        mv: [i32; 2],
+        luma: &LumaCoding,
+        chroma: &ChromaCoding,
+        qp_prev: i32,
+    ) {
+        self.set_motion(mbx, mby, BlockMotion { ref_idx: 0, mv });
+        self.store_rec(mbx, mby, &luma.rec, &chroma.rec);
+        let m = &mut self.mbs[idx];
+        m.skip = true;
+        m.qp = qp_prev;
+        self.stats.qp_sum += qp_prev as u32;
+        self.stats.skip_mbs += 1;
+    }
+
+    /// nC for a luma 4x4 block at raster (bx, by) of the current macroblock (9.2.1).
+    fn nc_luma(&self, idx: usize, bx: usize, by: usize) -> i32 {
+        let cur = &self.mbs[idx];
+        let (mbx, mby) = ((idx % self.mb_w) as i32, (idx / self.mb_w) as i32);
+        let na = if bx > 0 {
+            Some(cur.nz[by * 4 + bx - 1])
+        } else {
+            self.mb(mbx - 1, mby, cur.slice).map(|m| m.nz[by * 4 + 3])
+        };
+        let nb = if by > 0 {
+            Some(cur.nz[(by - 1) * 4 + bx])
+        } else {
+            self.mb(mbx, mby - 1, cur.slice).map(|m| m.nz[12 + bx])
+        };
+        nc_from(na, nb)
+    }
+
+    fn nc_chroma(&self, idx: usize, c: usize, bx: usize, by: usize) -> i32 {
+        let cur = &self.mbs[idx];
+        let (mbx, mby) = ((idx % self.mb_w) as i32, (idx / self.mb_w) as i32);
+        let na = if bx > 0 {
+            Some(cur.nzc[c][by * 2])
+        } else {
+            self.mb(mbx - 1, mby, cur.slice)
+                .map(|m| m.nzc[c][by * 2 + 1])
+        };
+        let nb = if by > 0 {
+            Some(cur.nzc[c][bx])
+        } else {
+            self.mb(mbx, mby - 1, cur.slice).map(|m| m.nzc[c][2 + bx])
+        };
+        nc_from(na, nb)
+    }
+
+    fn write_qp_delta(&mut self, bw: &mut BitWriter, qp: i32, qp_prev: &mut i32) {
+        let mut d = qp - *qp_prev;
+        if d > 25 {
+            d -= 52;
+        } else if d < -26 {
+            d += 52;
+        }
+        bw.se(d);
+        *qp_prev = qp;
+    }
+
+    /// Writes luma residual blocks in coding order, updating TotalCoeff contexts.
+    fn write_luma_residual(
+        &mut self,
+        bw: &mut BitWriter,
+        idx: usize,
+        luma: &LumaCoding,
+        i16: bool,
+    ) {
+        if i16 {
+            let nc = self.nc_luma(idx, 0, 0);
+            let mut scan = [0i32; 16];
+            for (k, &r) in ZIGZAG_4X4.iter().enumerate() {
+                scan[k] = luma.dc[r];
+            }
+            self.stats.rlc_count += write_block(bw, &scan, nc) as u32;
+        }
+        for blk_idx in 0..16 {
+            let r = BLK_TO_RASTER[blk_idx];
+            let (bx, by) = (r % 4, r / 4);
+            if luma.cbp & (1 << (blk_idx / 4)) == 0 {
+                self.mbs[idx].nz[r] = 0;
+                continue;
+            }
+            let nc = self.nc_luma(idx, bx, by);
+            let lv = &luma.levels[r];
+            let total = if i16 {
+                let mut scan = [0i32; 15];
+                for k in 1..16 {
+                    scan[k - 1] = lv[ZIGZAG_4X4[k]];
+                }
+                write_block(bw, &scan, nc)
+            } else {
+                let mut scan = [0i32; 16];
+                for (k, &z) in ZIGZAG_4X4.iter().enumerate() {
+                    scan[k] = lv[z];
+                }
+                write_block(bw, &scan, nc)
+            };
+            self.mbs[idx].nz[r] = total;
+            self.stats.rlc_count += total as u32;
+        }
+    }
+
+    fn write_chroma_residual(&mut self, bw: &mut BitWriter, idx: usize, chroma: &ChromaCoding) {
+        if chroma.cbp == 0 {
+            return;
+        }
+        for c in 0..2 {
+            self.stats.rlc_count += write_block(bw, &chroma.dc[c], -1) as u32;
+        }
+        if chroma.cbp < 2 {
+            return;
+        }
+        for c in 0..2 {
+            for b in 0..4 {
+                let nc = self.nc_chroma(idx, c, b % 2, b / 2);
+                let mut scan = [0i32; 15];
+                for k in 1..16 {
+                    scan[k - 1] = chroma.ac[c][b][ZIGZAG_4X4[k]];
+                }
+                let t = write_block(bw, &scan, nc);
+                self.mbs[idx].nzc[c][b] = t;
+                self.stats.rlc_count += t as u32;
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_inter(
+        &mut self,
+        bw: &mut BitWriter,
+        idx: usize,
+        mbx: usize,
+        mby: usize,
+        mv: [i32; 2],
+        mvp: [i32; 2],
+        luma: &LumaCoding,
+        chroma: &ChromaCoding,
+        qp: i32,
+        qp_prev: &mut i32,
+    ) {
+        bw.ue(0); // P_L0_16x16
+        bw.se(mv[0] - mvp[0]);
+        bw.se(mv[1] - mvp[1]);
+        let cbp = luma.cbp | (chroma.cbp << 4);
+        bw.ue(CBP_INTER_CODE[cbp as usize] as u32);
+        let qp_coded = if cbp != 0 {
+            self.write_qp_delta(bw, qp, qp_prev);
+            qp
+        } else {
+            *qp_prev
+        };
+        self.mbs[idx].qp = qp_coded;
+        self.stats.qp_sum += qp_coded as u32;
+        self.set_motion(mbx, mby, BlockMotion { ref_idx: 0, mv });
+        self.write_luma_residual(bw, idx, luma, false);
+        self.write_chroma_residual(bw, idx, chroma);
+        self.store_rec(mbx, mby, &luma.rec, &chroma.rec);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn write_intra(
+        &mut self,
+        bw: &mut BitWriter,
+        slice: i32,
+        idx: usize,
+        mbx: usize,
+        mby: usize,
+        i16_mode: Option<u8>,
+        i4: &(LumaCoding, [u8; 16]),
+        qp: i32,
+        qp_prev: &mut i32,
+    ) {
+        let (x, y) = (mbx as i32, mby as i32);
+        let (cmode, cpred) = self.chroma_intra(slice, x, y);
+        let chroma = self.code_chroma(x, y, qp, true, None, Some(&cpred));
+        let luma = &i4.0;
+        let base = if self.p.intra { 0 } else { 5 };
+        self.mbs[idx].intra = true;
+        self.stats.intra_mbs += 1;
+        match i16_mode {
+            Some(mode) => {
+                let t = 1 + mode as u32 + 4 * chroma.cbp + if luma.cbp != 0 { 12 } else { 0 };
+                bw.ue(base + t);
+            }
+            None => {
+                bw.ue(base);
+                self.mbs[idx].i4x4 = true;
+                self.mbs[idx].i4_modes = i4.1;
+                // Mode prediction (8.3.1.1) with the neighbours as they are now.
+                for blk_idx in 0..16 {
+                    let r = BLK_TO_RASTER[blk_idx];
+                    let (bx, by) = (r % 4, r / 4);
+                    let a = if bx > 0 {
+                        Some(i4.1[r - 1])
+                    } else {
+                        self.i4_neighbour_mode(x - 1, y, slice, by * 4 + 3)
+                    };
+                    let b = if by > 0 {
+                        Some(i4.1[r - 4])
+                    } else {
+                        self.i4_neighbour_mode(x, y - 1, slice, 12 + bx)
+                    };
+                    let pred = match (a, b) {
+                        (Some(a), Some(b)) => a.min(b),
+                        _ => intra::I4_DC,
+                    };
+                    let m = i4.1[r];
+                    if m == pred {
+                        bw.flag(true);
+                    } else {
+                        bw.flag(false);
+                        bw.put(3, (if m < pred { m } else { m - 1 }) as u32);
+                    }
+                }
+            }
+        }
+        bw.ue(cmode as u32);
+        let cbp = luma.cbp | (chroma.cbp << 4);
+        if i16_mode.is_none() {
+            bw.ue(CBP_INTRA_CODE[cbp as usize] as u32);
+        }
+        let qp_coded = if i16_mode.is_some() || cbp != 0 {
+            self.write_qp_delta(bw, qp, qp_prev);
+            qp
+        } else {
+            *qp_prev
+        };
+        self.mbs[idx].qp = qp_coded;
+        self.stats.qp_sum += qp_coded as u32;
+        self.set_motion(
+            mbx,
+            mby,
+            BlockMotion {
+                ref_idx: -1,
+                mv: [0, 0],
+            },
+        );
+        self.write_luma_residual(bw, idx, luma, i16_mode.is_some());
+        self.write_chroma_residual(bw, idx, &chroma);
+        let lrec = luma.rec;
+        self.store_rec(mbx, mby, &lrec, &chroma.rec);
+    }
+
+    fn i4_neighbour_mode(&self, mbx: i32, mby: i32, slice: i32, r: usize) -> Option<u8> {
+        let m = self.mb(mbx, mby, slice)?;
+        if !m.intra && self.p.constrained_intra_pred {
+            return None;
+        }
+        Some(if m.i4x4 { m.i4_modes[r] } else { intra::I4_DC })
+    }
+
+    /// Bits an MVD would cost; used by callers that need the rate term.
+    pub fn mvd_bits(d: [i32; 2]) -> u32 {
+        se_bits(d[0]) + se_bits(d[1]) + ue_bits(0)
+    }
+}
+
+fn nc_from(na: Option<u8>, nb: Option<u8>) -> i32 {
+    match (na, nb) {
+        (Some(a), Some(b)) => (a as i32 + b as i32 + 1) >> 1,
+        (Some(a), None) => a as i32,
+        (None, Some(b)) => b as i32,
+        (None, None) => 0,
+    }
+}
+
+fn clamp_levels(b: &mut [i32; 16]) {
+    for v in b.iter_mut() {
+        *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
+    }
+}
+
+/// Adds residual `d` of raster 4x4 block `r` to the prediction into `rec`.
+fn add_block(rec: &mut [u8; 256], pred: &[u8; 256], r: usize, d: &[i32; 16]) {
+    let (bx, by) = (r % 4 * 4, r / 4 * 4);
+    for i in 0..16 {
+        let o = (by + i / 4) * 16 + bx + i % 4;
+        rec[o] = (pred[o] as i32 + d[i]).clamp(0, 255) as u8;
+    }
+}

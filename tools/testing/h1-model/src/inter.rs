@@ -1,0 +1,154 @@
+//! Inter prediction sample interpolation (clause 8.4.2.2) and block distortion measures.
+
+/// A reference plane with edge extension by clamping coordinates (8.4.2.2.1 eq. 8-228, 8-229).
+#[derive(Clone, Copy)]
+pub struct RefPlane<'a> {
+    pub data: &'a [u8],
+    pub stride: usize,
+    pub width: i32,
+    pub height: i32,
+}
+
+impl RefPlane<'_> {
+    #[inline]
+    fn at(&self, x: i32, y: i32) -> i32 {
+        let x = x.clamp(0, self.width - 1) as usize;
+        let y = y.clamp(0, self.height - 1) as usize;
+        self.data[y * self.stride + x] as i32
+    }
+
+    #[inline]
+    fn inside(&self, x: i32, y: i32, w: i32, h: i32) -> bool {
+        x >= 0 && y >= 0 && x + w <= self.width && y + h <= self.height
+    }
+
+    /// 6-tap horizontal intermediate b1 at (x + 1/2, y).
+    #[inline]
+    fn b1(&self, x: i32, y: i32) -> i32 {
+        self.at(x - 2, y) - 5 * self.at(x - 1, y) + 20 * self.at(x, y) + 20 * self.at(x + 1, y)
+            - 5 * self.at(x + 2, y)
+            + self.at(x + 3, y)
+    }
+
+    /// 6-tap vertical intermediate h1 at (x, y + 1/2).
+    #[inline]
+    fn h1(&self, x: i32, y: i32) -> i32 {
+        self.at(x, y - 2) - 5 * self.at(x, y - 1) + 20 * self.at(x, y) + 20 * self.at(x, y + 1)
+            - 5 * self.at(x, y + 2)
+            + self.at(x, y + 3)
+    }
+}
+
+#[inline]
+fn clip1(v: i32) -> i32 {
+    v.clamp(0, 255)
+}
+
+/// Luma sample at integer position (x, y) plus quarter-sample fraction (fx, fy), Table 8-12.
+#[inline]
+pub fn luma_sample(r: &RefPlane, x: i32, y: i32, fx: i32, fy: i32) -> u8 {
+    let g = || r.at(x, y);
+    let b = |x: i32, y: i32| clip1((r.b1(x, y) + 16) >> 5);
+    let h = |x: i32, y: i32| clip1((r.h1(x, y) + 16) >> 5);
+    let j = || {
+        let j1 = r.h1(x - 2, y) - 5 * r.h1(x - 1, y) + 20 * r.h1(x, y) + 20 * r.h1(x + 1, y)
+            - 5 * r.h1(x + 2, y)
+            + r.h1(x + 3, y);
+        clip1((j1 + 512) >> 10)
+    };
+    let avg = |a: i32, b: i32| (a + b + 1) >> 1;
+    let v = match (fx, fy) {
+        (0, 0) => g(),
+        (0, 1) => avg(g(), h(x, y)),
+        (0, 2) => h(x, y),
+        (0, 3) => avg(r.at(x, y + 1), h(x, y)),
+        (1, 0) => avg(g(), b(x, y)),
+        (1, 1) => avg(b(x, y), h(x, y)),
+        (1, 2) => avg(h(x, y), j()),
+        (1, 3) => avg(h(x, y), b(x, y + 1)),
+        (2, 0) => b(x, y),
+        (2, 1) => avg(b(x, y), j()),
+        (2, 2) => j(),
+        (2, 3) => avg(j(), b(x, y + 1)),
+        (3, 0) => avg(r.at(x + 1, y), b(x, y)),
+        (3, 1) => avg(b(x, y), h(x + 1, y)),
+        (3, 2) => avg(j(), h(x + 1, y)),
+        _ => avg(h(x + 1, y), b(x, y + 1)),
+    };
+    v as u8
+}
+
+/// Predicts a `w` x `h` luma block whose top-left sample is (x, y), moved by `mv` in quarter samples.
+pub fn mc_luma(r: &RefPlane, x: i32, y: i32, mv: [i32; 2], w: usize, h: usize, out: &mut [u8]) {
+    let xi = x + (mv[0] >> 2);
+    let yi = y + (mv[1] >> 2);
+    let (fx, fy) = (mv[0] & 3, mv[1] & 3);
+    if fx == 0 && fy == 0 && r.inside(xi, yi, w as i32, h as i32) {
+        for row in 0..h {
+            let s = (yi as usize + row) * r.stride + xi as usize;
+            out[row * w..row * w + w].copy_from_slice(&r.data[s..s + w]);
+        }
+        return;
+    }
+    for row in 0..h {
+        for col in 0..w {
+            out[row * w + col] = luma_sample(r, xi + col as i32, yi + row as i32, fx, fy);
+        }
+    }
+}
+
+/// Predicts a `w` x `h` block of one 4:2:0 chroma plane at chroma position (x, y);
+/// `mv` is the luma vector, in eighth chroma samples (8.4.2.2.2).
+pub fn mc_chroma(r: &RefPlane, x: i32, y: i32, mv: [i32; 2], w: usize, h: usize, out: &mut [u8]) {
+    let xi = x + (mv[0] >> 3);
+    let yi = y + (mv[1] >> 3);
+    let (fx, fy) = (mv[0] & 7, mv[1] & 7);
+    for row in 0..h {
+        for col in 0..w {
+            let (cx, cy) = (xi + col as i32, yi + row as i32);
+            let a = r.at(cx, cy);
+            let b = r.at(cx + 1, cy);
+            let c = r.at(cx, cy + 1);
+            let d = r.at(cx + 1, cy + 1);
+            out[row * w + col] = (((8 - fx) * (8 - fy) * a
+                + fx * (8 - fy) * b
+                + (8 - fx) * fy * c
+                + fx * fy * d
+                + 32)
+                >> 6) as u8;
+        }
+    }
+}
+
+/// Sum of absolute differences of two blocks with strides.
+#[inline]
+pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    let mut s = 0u32;
+    for y in 0..h {
+        let ra = &a[y * sa..y * sa + w];
+        let rb = &b[y * sb..y * sb + w];
+        for (p, q) in ra.iter().zip(rb) {
+            s += (*p as i32 - *q as i32).unsigned_abs();
+        }
+    }
+    s
+}
+
+/// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a `w` x `h` block.
+pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    let mut total = 0u32;
+    for by in (0..h).step_by(4) {
+        for bx in (0..w).step_by(4) {
+            let mut d = [0i32; 16];
+            for y in 0..4 {
+                for x in 0..4 {
+                    d[y * 4 + x] =
+                        a[(by + y) * sa + bx + x] as i32 - b[(by + y) * sb + bx + x] as i32;
+                }
+            }
+            crate::transform::hadamard4x4(&mut d);
+            total += d.iter().map(|v| v.unsigned_abs()).sum::<u32>() / 2;
+        }
+    }
+    total
+}

@@ -1,0 +1,308 @@
+//! Intra prediction (clause 8.3): Intra_16x16, Intra_4x4 and chroma.
+
+/// Neighbouring samples of a square block, with their availability.
+pub struct Edges<'a> {
+    /// Samples above the block (16 for 16x16, 8 for chroma, 8 for 4x4 with top-right).
+    pub top: Option<&'a [u8]>,
+    /// Samples left of the block, top to bottom.
+    pub left: Option<&'a [u8]>,
+    /// Sample above-left.
+    pub top_left: Option<u8>,
+}
+
+#[inline]
+fn clip(v: i32) -> u8 {
+    v.clamp(0, 255) as u8
+}
+
+/// Intra_16x16 prediction modes (Table 8-4).
+pub const I16_V: u8 = 0;
+pub const I16_H: u8 = 1;
+pub const I16_DC: u8 = 2;
+pub const I16_PLANE: u8 = 3;
+
+/// Predicts a 16x16 luma block (8.3.3). Returns false when the mode's samples are unavailable.
+pub fn pred16x16(mode: u8, e: &Edges, out: &mut [u8; 256]) -> bool {
+    match mode {
+        I16_V => {
+            let Some(t) = e.top else { return false };
+            for y in 0..16 {
+                out[y * 16..y * 16 + 16].copy_from_slice(&t[..16]);
+            }
+        }
+        I16_H => {
+            let Some(l) = e.left else { return false };
+            for y in 0..16 {
+                out[y * 16..y * 16 + 16].fill(l[y]);
+            }
+        }
+        I16_DC => {
+            let st: u32 = e.top.map_or(0, |t| t[..16].iter().map(|&v| v as u32).sum());
+            let sl: u32 = e
+                .left
+                .map_or(0, |l| l[..16].iter().map(|&v| v as u32).sum());
+            let dc = match (e.top.is_some(), e.left.is_some()) {
+                (true, true) => (st + sl + 16) >> 5,
+                (true, false) => (st + 8) >> 4,
+                (false, true) => (sl + 8) >> 4,
+                (false, false) => 128,
+            };
+            out.fill(dc as u8);
+        }
+        I16_PLANE => {
+            let (Some(t), Some(l), Some(tl)) = (e.top, e.left, e.top_left) else {
+                return false;
+            };
+            let top = |x: i32| {
+                if x < 0 {
+                    tl as i32
+                } else {
+                    t[x as usize] as i32
+                }
+            };
+            let left = |y: i32| {
+                if y < 0 {
+                    tl as i32
+                } else {
+                    l[y as usize] as i32
+                }
+            };
+            let mut h = 0;
+            let mut v = 0;
+            for i in 0..8 {
+                h += (i + 1) * (top(8 + i) - top(6 - i));
+                v += (i + 1) * (left(8 + i) - left(6 - i));
+            }
+            let a = 16 * (left(15) + top(15));
+            let b = (5 * h + 32) >> 6;
+            let c = (5 * v + 32) >> 6;
+            for y in 0..16 {
+                for x in 0..16 {
+                    out[y * 16 + x] = clip((a + b * (x as i32 - 7) + c * (y as i32 - 7) + 16) >> 5);
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Chroma intra prediction modes (Table 7-16).
+pub const CHROMA_DC: u8 = 0;
+pub const CHROMA_H: u8 = 1;
+pub const CHROMA_V: u8 = 2;
+pub const CHROMA_PLANE: u8 = 3;
+
+/// Predicts an 8x8 chroma block of 4:2:0 (8.3.4). Returns false when unavailable.
+pub fn pred_chroma(mode: u8, e: &Edges, out: &mut [u8; 64]) -> bool {
+    match mode {
+        CHROMA_DC => {
+            for (blk, (xo, yo)) in [(0usize, 0usize), (4, 0), (0, 4), (4, 4)]
+                .into_iter()
+                .enumerate()
+            {
+                let st: Option<u32> = e.top.map(|t| t[xo..xo + 4].iter().map(|&v| v as u32).sum());
+                let sl: Option<u32> = e
+                    .left
+                    .map(|l| l[yo..yo + 4].iter().map(|&v| v as u32).sum());
+                let dc = match (blk, st, sl) {
+                    (0 | 3, Some(a), Some(b)) => (a + b + 4) >> 3,
+                    (0 | 3, None, Some(b)) => (b + 2) >> 2,
+                    (0 | 3, Some(a), None) => (a + 2) >> 2,
+                    (1, Some(a), _) => (a + 2) >> 2,
+                    (1, None, Some(b)) => (b + 2) >> 2,
+                    (2, _, Some(b)) => (b + 2) >> 2,
+                    (2, Some(a), None) => (a + 2) >> 2,
+                    _ => 128,
+                };
+                for y in yo..yo + 4 {
+                    out[y * 8 + xo..y * 8 + xo + 4].fill(dc as u8);
+                }
+            }
+        }
+        CHROMA_H => {
+            let Some(l) = e.left else { return false };
+            for y in 0..8 {
+                out[y * 8..y * 8 + 8].fill(l[y]);
+            }
+        }
+        CHROMA_V => {
+            let Some(t) = e.top else { return false };
+            for y in 0..8 {
+                out[y * 8..y * 8 + 8].copy_from_slice(&t[..8]);
+            }
+        }
+        CHROMA_PLANE => {
+            let (Some(t), Some(l), Some(tl)) = (e.top, e.left, e.top_left) else {
+                return false;
+            };
+            let top = |x: i32| {
+                if x < 0 {
+                    tl as i32
+                } else {
+                    t[x as usize] as i32
+                }
+            };
+            let left = |y: i32| {
+                if y < 0 {
+                    tl as i32
+                } else {
+                    l[y as usize] as i32
+                }
+            };
+            let mut h = 0;
+            let mut v = 0;
+            for i in 0..4 {
+                h += (i + 1) * (top(4 + i) - top(2 - i));
+                v += (i + 1) * (left(4 + i) - left(2 - i));
+            }
+            let a = 16 * (left(7) + top(7));
+            let b = (34 * h + 32) >> 6;
+            let c = (34 * v + 32) >> 6;
+            for y in 0..8 {
+                for x in 0..8 {
+                    out[y * 8 + x] = clip((a + b * (x as i32 - 3) + c * (y as i32 - 3) + 16) >> 5);
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// Intra_4x4 prediction modes (Table 8-2).
+pub const I4_V: u8 = 0;
+pub const I4_H: u8 = 1;
+pub const I4_DC: u8 = 2;
+pub const I4_DDL: u8 = 3;
+pub const I4_DDR: u8 = 4;
+pub const I4_VR: u8 = 5;
+pub const I4_HD: u8 = 6;
+pub const I4_VL: u8 = 7;
+pub const I4_HU: u8 = 8;
+
+/// Predicts a 4x4 luma block (8.3.1.2). `e.top` holds 8 samples, the last four
+/// already substituted by p[3,-1] when the top-right is unavailable.
+/// Returns false when the mode's samples are unavailable.
+pub fn pred4x4(mode: u8, e: &Edges, out: &mut [u8; 16]) -> bool {
+    let need_top = matches!(mode, I4_V | I4_DDL | I4_DDR | I4_VR | I4_HD | I4_VL);
+    let need_left = matches!(mode, I4_H | I4_DDR | I4_VR | I4_HD | I4_HU);
+    let need_tl = matches!(mode, I4_DDR | I4_VR | I4_HD);
+    if (need_top && e.top.is_none())
+        || (need_left && e.left.is_none())
+        || (need_tl && e.top_left.is_none())
+    {
+        return false;
+    }
+    let t = e.top.unwrap_or(&[0; 8]);
+    let l = e.left.unwrap_or(&[0; 4]);
+    let tl = e.top_left.unwrap_or(0) as i32;
+    // p(x, y) with x or y equal to -1, as in the clause.
+    let p = |x: i32, y: i32| -> i32 {
+        if y < 0 {
+            if x < 0 {
+                tl
+            } else {
+                t[x as usize] as i32
+            }
+        } else {
+            l[y as usize] as i32
+        }
+    };
+    for y in 0..4i32 {
+        for x in 0..4i32 {
+            let v = match mode {
+                I4_V => p(x, -1),
+                I4_H => p(-1, y),
+                I4_DC => {
+                    let st: i32 = (0..4).map(|i| p(i, -1)).sum();
+                    let sl: i32 = (0..4).map(|i| p(-1, i)).sum();
+                    match (e.top.is_some(), e.left.is_some()) {
+                        (true, true) => (st + sl + 4) >> 3,
+                        (false, true) => (sl + 2) >> 2,
+                        (true, false) => (st + 2) >> 2,
+                        (false, false) => 128,
+                    }
+                }
+                I4_DDL => {
+                    if x == 3 && y == 3 {
+                        (p(6, -1) + 3 * p(7, -1) + 2) >> 2
+                    } else {
+                        (p(x + y, -1) + 2 * p(x + y + 1, -1) + p(x + y + 2, -1) + 2) >> 2
+                    }
+                }
+                I4_DDR => {
+                    if x > y {
+                        (p(x - y - 2, -1) + 2 * p(x - y - 1, -1) + p(x - y, -1) + 2) >> 2
+                    } else if x < y {
+                        (p(-1, y - x - 2) + 2 * p(-1, y - x - 1) + p(-1, y - x) + 2) >> 2
+                    } else {
+                        (p(0, -1) + 2 * p(-1, -1) + p(-1, 0) + 2) >> 2
+                    }
+                }
+                I4_VR => {
+                    let z = 2 * x - y;
+                    if z >= 0 && z & 1 == 0 {
+                        (p(x - (y >> 1) - 1, -1) + p(x - (y >> 1), -1) + 1) >> 1
+                    } else if z >= 0 {
+                        (p(x - (y >> 1) - 2, -1)
+                            + 2 * p(x - (y >> 1) - 1, -1)
+                            + p(x - (y >> 1), -1)
+                            + 2)
+                            >> 2
+                    } else if z == -1 {
+                        (p(-1, 0) + 2 * p(-1, -1) + p(0, -1) + 2) >> 2
+                    } else {
+                        (p(-1, y - 1) + 2 * p(-1, y - 2) + p(-1, y - 3) + 2) >> 2
+                    }
+                }
+                I4_HD => {
+                    let z = 2 * y - x;
+                    if z >= 0 && z & 1 == 0 {
+                        (p(-1, y - (x >> 1) - 1) + p(-1, y - (x >> 1)) + 1) >> 1
+                    } else if z >= 0 {
+                        (p(-1, y - (x >> 1) - 2)
+                            + 2 * p(-1, y - (x >> 1) - 1)
+                            + p(-1, y - (x >> 1))
+                            + 2)
+                            >> 2
+                    } else if z == -1 {
+                        (p(-1, 0) + 2 * p(-1, -1) + p(0, -1) + 2) >> 2
+                    } else {
+                        (p(x - 1, -1) + 2 * p(x - 2, -1) + p(x - 3, -1) + 2) >> 2
+                    }
+                }
+                I4_VL => {
+                    if y & 1 == 0 {
+                        (p(x + (y >> 1), -1) + p(x + (y >> 1) + 1, -1) + 1) >> 1
+                    } else {
+                        (p(x + (y >> 1), -1)
+                            + 2 * p(x + (y >> 1) + 1, -1)
+                            + p(x + (y >> 1) + 2, -1)
+                            + 2)
+                            >> 2
+                    }
+                }
+                I4_HU => {
+                    let z = x + 2 * y;
+                    if z < 5 && z & 1 == 0 {
+                        (p(-1, y + (x >> 1)) + p(-1, y + (x >> 1) + 1) + 1) >> 1
+                    } else if z < 5 {
+                        (p(-1, y + (x >> 1))
+                            + 2 * p(-1, y + (x >> 1) + 1)
+                            + p(-1, y + (x >> 1) + 2)
+                            + 2)
+                            >> 2
+                    } else if z == 5 {
+                        (p(-1, 2) + 3 * p(-1, 3) + 2) >> 2
+                    } else {
+                        p(-1, 3)
+                    }
+                }
+                _ => return false,
+            };
+            out[(y * 4 + x) as usize] = v as u8;
+        }
+    }
+    true
+}

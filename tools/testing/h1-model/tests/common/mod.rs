@@ -1,0 +1,333 @@
+//! Test bench of the H1 model: programs registers the way a driver does, runs
+//! frames, and checks streams with independent decoders.
+#![allow(dead_code)]
+
+use h264enc::pps::PicParams;
+use h264enc::sps::{Crop, SeqParams};
+use hantro_h1_model::regs::*;
+use hantro_h1_model::{BufferMemory, Memory, H1};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Encoding settings of a test run.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub width: usize,
+    pub height: usize,
+    pub qp: i32,
+    pub deblock_idc: u32,
+    pub slice_rows: u32,
+    pub gop: usize,
+    pub nv12: bool,
+    pub constrained_intra: bool,
+    pub chroma_qp_offset: i32,
+    pub alpha: i32,
+    pub beta: i32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            width: 176,
+            height: 144,
+            qp: 26,
+            deblock_idc: 0,
+            slice_rows: 0,
+            gop: 30,
+            nv12: false,
+            constrained_intra: false,
+            chroma_qp_offset: 0,
+            alpha: 0,
+            beta: 0,
+        }
+    }
+}
+
+/// The result of encoding a clip.
+pub struct Encoded {
+    pub stream: Vec<u8>,
+    /// Reconstructed frames, I420 at the visible size (what a decoder outputs).
+    pub recon: Vec<u8>,
+    /// Per frame: (bits register, NAL bytes, qp_sum register, stats qp_sum, rlc register).
+    pub feedback: Vec<(u32, u32, u32, u32, u32)>,
+}
+
+/// Returns the path of a generated clip (see tools/testing/content/make-clip.sh).
+pub fn clip(name: &str, w: usize, h: usize, frames: usize) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/make-clip.sh");
+    let out = Command::new(script)
+        .args([name, &format!("{w}x{h}"), &frames.to_string()])
+        .output()
+        .expect("run make-clip.sh");
+    assert!(
+        out.status.success(),
+        "make-clip.sh failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
+}
+
+pub fn mbs(v: usize) -> usize {
+    v.div_ceil(16)
+}
+
+/// Encodes the I420 frames of `yuv` with the model; frame 0 and every `gop` are IDR.
+pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
+    let (w, h) = (cfg.width, cfg.height);
+    let (mw, mh) = (mbs(w), mbs(h));
+    let frame_len = w * h * 3 / 2;
+    let frames = yuv.len() / frame_len;
+    let sps = SeqParams {
+        profile_idc: 66,
+        constraint_flags: 0xc0,
+        level_idc: 40,
+        sps_id: 0,
+        log2_max_frame_num_minus4: 12,
+        pic_order_cnt_type: 2,
+        log2_max_poc_lsb_minus4: 0,
+        max_num_ref_frames: 1,
+        width_mbs: mw as u16,
+        height_mbs: mh as u16,
+        crop: Crop {
+            right: (mw * 16 - w) as u16,
+            bottom: (mh * 16 - h) as u16,
+        },
+        num_units_in_tick: 1,
+        time_scale: 60,
+    };
+    let pps = PicParams {
+        pps_id: 0,
+        sps_id: 0,
+        entropy_coding_mode_flag: false,
+        pic_init_qp_minus26: 0,
+        chroma_qp_index_offset: cfg.chroma_qp_offset as i8,
+        constrained_intra_pred_flag: cfg.constrained_intra,
+        transform_8x8_mode_flag: false,
+    };
+    let mut stream = vec![0u8; 256];
+    let n = sps.write_nal(&mut stream).unwrap();
+    let m = pps.write_nal(&mut stream[n..]).unwrap();
+    stream.truncate(n + m);
+
+    let mut mem = BufferMemory::new();
+    let in_addr = mem.alloc(frame_len);
+    let rec = [
+        (mem.alloc(mw * mh * 256), mem.alloc(mw * mh * 128)),
+        (mem.alloc(mw * mh * 256), mem.alloc(mw * mh * 128)),
+    ];
+    let out_len = mw * mh * 400 + 1024;
+    let out_addr = mem.alloc(out_len);
+    let table = mem.alloc((mh + 1) * 4);
+    let mut h1 = H1;
+    let mut recon = Vec::new();
+    let mut feedback = Vec::new();
+    let mut frame_num = 0u32;
+    let mut idr_id = 0u32;
+    for f in 0..frames {
+        let src = &yuv[f * frame_len..(f + 1) * frame_len];
+        let (y, u, v) = (
+            &src[..w * h],
+            &src[w * h..w * h * 5 / 4],
+            &src[w * h * 5 / 4..],
+        );
+        let mut input = y.to_vec();
+        if cfg.nv12 {
+            for i in 0..u.len() {
+                input.push(u[i]);
+                input.push(v[i]);
+            }
+        } else {
+            input.extend_from_slice(u);
+            input.extend_from_slice(v);
+        }
+        mem.write(in_addr, &input).unwrap();
+        let idr = f % cfg.gop == 0;
+        if idr {
+            frame_num = 0;
+        }
+        let mut r = Registers::default();
+        let (cur, prev) = (rec[f % 2], rec[(f + 1) % 2]);
+        r.write(ADDR_IN_PLANE_0, in_addr);
+        r.write(ADDR_IN_PLANE_1, in_addr + (w * h) as u32);
+        r.write(ADDR_IN_PLANE_2, in_addr + (w * h * 5 / 4) as u32);
+        r.write(ADDR_REC_LUMA, cur.0);
+        r.write(ADDR_REC_CHROMA, cur.1);
+        r.write(ADDR_REF_LUMA, prev.0);
+        r.write(ADDR_REF_CHROMA, prev.1);
+        r.write(ADDR_OUTPUT_STREAM, out_addr);
+        r.write(ADDR_OUTPUT_CTRL, table);
+        r.write(STR_BUF_LIMIT, out_len as u32);
+        let fmt = if cfg.nv12 {
+            IN_FMT_YUV420SP
+        } else {
+            IN_FMT_YUV420P
+        };
+        r.write(
+            IN_IMG_CTRL,
+            ((w as u32) << IN_IMG_ROW_LEN_SHIFT)
+                | ((((mw * 16 - w) / 4) as u32) << IN_IMG_OVRFLR_D4_SHIFT)
+                | (((mh * 16 - h) as u32) << IN_IMG_OVRFLB_SHIFT)
+                | (fmt << IN_IMG_FMT_SHIFT),
+        );
+        r.write(
+            ENC_CTRL0,
+            (26 << CTRL0_INIT_QP_SHIFT)
+                | (((cfg.alpha as u32) & 0xf) << CTRL0_SLICE_ALPHA_SHIFT)
+                | (((cfg.beta as u32) & 0xf) << CTRL0_SLICE_BETA_SHIFT)
+                | (((cfg.chroma_qp_offset as u32) & 0x1f) << CTRL0_CHROMA_QP_OFFSET_SHIFT)
+                | ((idr_id & 0xf) << CTRL0_IDR_PICID_SHIFT)
+                | if cfg.constrained_intra {
+                    CTRL0_CONSTR_INTRA_PRED
+                } else {
+                    0
+                },
+        );
+        r.write(ENC_CTRL1, frame_num & 0xffff);
+        r.write(
+            ENC_CTRL2,
+            (cfg.deblock_idc << CTRL2_DEBLOCKING_FILTER_MODE_SHIFT)
+                | (cfg.slice_rows << CTRL2_SLICE_SIZE_SHIFT)
+                | CTRL2_STREAM_MODE,
+        );
+        r.write(
+            QP_VAL,
+            ((cfg.qp as u32) << QP_VAL_LUM_SHIFT) | (51 << QP_VAL_MAX_SHIFT),
+        );
+        r.write(H264_SLICE_EXT, 1 | (12 << EXT_LOG2_MAX_FRAME_NUM_M4_SHIFT));
+        let pic = if idr { PIC_INTRA } else { PIC_INTER };
+        r.write(
+            ENC_CTRL,
+            ENC_CTRL_EN
+                | (ENC_MODE_H264 << ENC_CTRL_MODE_SHIFT)
+                | (pic << ENC_CTRL_PIC_SHIFT)
+                | ((mw as u32) << ENC_CTRL_WIDTH_SHIFT)
+                | ((mh as u32) << ENC_CTRL_HEIGHT_SHIFT)
+                | ENC_CTRL_NAL_MODE,
+        );
+        let rep = h1.run(&mut r, &mut mem);
+        assert_eq!(
+            r.read(INTERRUPT) & !IRQ_BIT,
+            IRQ_FRAME_RDY,
+            "frame {f}: interrupt {:#x}",
+            r.read(INTERRUPT)
+        );
+        let bits = r.read(STR_BUF_LIMIT);
+        let out = mem.buffer(out_addr).unwrap();
+        let nal_bytes: u32 = rep.nal_sizes.iter().sum();
+        // The NAL size table in memory agrees with what was written.
+        let t = mem.buffer(table).unwrap();
+        for (i, s) in rep.nal_sizes.iter().enumerate() {
+            assert_eq!(
+                u32::from_le_bytes(t[i * 4..i * 4 + 4].try_into().unwrap()),
+                *s
+            );
+        }
+        stream.extend_from_slice(&out[..nal_bytes as usize]);
+        feedback.push((
+            bits,
+            nal_bytes,
+            (r.read(MAD_CTRL) & MAD_QP_SUM_DIV2_MASK) * 2,
+            rep.stats.qp_sum,
+            (r.read(RLC_CTRL) & RLC_SUM_MASK) * 4,
+        ));
+        // Reconstruction, cropped, as I420.
+        let ly = mem.buffer(cur.0).unwrap();
+        let lc = mem.buffer(cur.1).unwrap();
+        let s = mw * 16;
+        for row in 0..h {
+            recon.extend_from_slice(&ly[row * s..row * s + w]);
+        }
+        for c in 0..2 {
+            for row in 0..h / 2 {
+                for x in 0..w / 2 {
+                    recon.push(lc[row * s + 2 * x + c]);
+                }
+            }
+        }
+        frame_num = (frame_num + 1) & 0xffff;
+        if idr {
+            idr_id = (idr_id + 1) & 0xf;
+        }
+    }
+    Encoded {
+        stream,
+        recon,
+        feedback,
+    }
+}
+
+/// Decodes with ffmpeg (strict error detection) and returns I420 frames.
+pub fn ffmpeg_decode(stream: &[u8], tag: &str) -> Vec<u8> {
+    let dir = std::env::temp_dir().join(format!("h1model-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("s.h264");
+    std::fs::write(&f, stream).unwrap();
+    let out = Command::new("ffmpeg")
+        .args([
+            "-nostdin",
+            "-v",
+            "error",
+            "-err_detect",
+            "explode+aggressive",
+            "-xerror",
+            "-i",
+        ])
+        .arg(&f)
+        .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+        .output()
+        .expect("run ffmpeg");
+    assert!(
+        out.status.success(),
+        "ffmpeg rejected the stream ({tag}): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "ffmpeg complained ({tag}): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    out.stdout
+}
+
+/// Decodes with the openh264 crate (an independent decoder, in process) and returns I420 frames.
+pub fn openh264_decode(stream: &[u8]) -> Vec<u8> {
+    use openh264::decoder::Decoder;
+    use openh264::formats::YUVSource;
+    let mut dec = Decoder::new().expect("openh264 decoder");
+    let mut out = Vec::new();
+    let mut push = |y: &openh264::decoder::DecodedYUV| {
+        let (w, h) = y.dimensions();
+        let (sy, su, sv) = y.strides();
+        for r in 0..h {
+            out.extend_from_slice(&y.y()[r * sy..r * sy + w]);
+        }
+        for r in 0..h / 2 {
+            out.extend_from_slice(&y.u()[r * su..r * su + w / 2]);
+        }
+        for r in 0..h / 2 {
+            out.extend_from_slice(&y.v()[r * sv..r * sv + w / 2]);
+        }
+    };
+    for nal in openh264::nal_units(stream) {
+        if let Ok(Some(yuv)) = dec.decode(nal) {
+            push(&yuv);
+        }
+    }
+    for yuv in dec.flush_remaining().expect("flush") {
+        push(&yuv);
+    }
+    out
+}
+
+/// Index and first differing byte of two frame sequences, for messages.
+pub fn first_diff(a: &[u8], b: &[u8], frame_len: usize) -> String {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(i) => format!(
+            "first difference at byte {i} (frame {}, offset {})",
+            i / frame_len,
+            i % frame_len
+        ),
+        None => format!("lengths differ: {} vs {}", a.len(), b.len()),
+    }
+}
