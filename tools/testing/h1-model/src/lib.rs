@@ -45,6 +45,8 @@ pub struct RunReport {
     pub stats: FrameStats,
     /// Size of each slice NAL unit written, start code included.
     pub nal_sizes: Vec<u32>,
+    /// QP_Y of each macroblock, raster order.
+    pub mb_qps: Vec<u8>,
 }
 
 impl H1 {
@@ -296,10 +298,12 @@ impl H1 {
             ENC_CTRL5,
             c5 | ((nal_sizes.len() as u32 & 0xff) << CTRL5_COMPLETE_SLICES_SHIFT),
         );
+        let mb_qps = coder.mbs.iter().map(|m| m.qp as u8).collect();
         Ok(RunReport {
             irq,
             stats,
             nal_sizes,
+            mb_qps,
         })
     }
 }
