@@ -732,8 +732,7 @@ impl<'a> FrameCoder<'a> {
                     return Neighbour::NONE;
                 }
             } else if self.mb(mx, my, slice).is_none() {
-                return Neighbour::NONE;
-            } else if (my, mx) > (cur_mb.1, cur_mb.0) {
+                // Outside the picture or the slice, or not coded yet.
                 return Neighbour::NONE;
             }
             Neighbour {

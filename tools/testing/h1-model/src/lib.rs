@@ -8,6 +8,9 @@
 //! this crate lists the slice header syntax it emits and the register behind
 //! each field.
 
+// Sample loops index several arrays by the same position, as the clauses' formulas do.
+#![allow(clippy::needless_range_loop)]
+
 pub mod bitwriter;
 pub mod cavlc;
 pub mod deblock;
@@ -239,7 +242,7 @@ impl H1 {
         let out = regs.read(ADDR_OUTPUT_STREAM);
         let limit = regs.read(STR_BUF_LIMIT) as usize;
         let first_free_bit = regs.field(RLC_CTRL, RLC_STR_OFFS_SHIFT, 6) as usize;
-        if out % 8 != 0 || first_free_bit % 8 != 0 {
+        if !out.is_multiple_of(8) || !first_free_bit.is_multiple_of(8) {
             return Err(IRQ_CONFIG_ERROR);
         }
         let rem_bytes = first_free_bit / 8;

@@ -64,7 +64,7 @@ impl Planes {
     ) -> Result<Self, BusError> {
         let mut p = Planes::new(mb_w, mb_h);
         let (s, cs) = (p.stride(), p.cstride());
-        let (cw, ch) = ((width + 1) / 2, (height + 1) / 2);
+        let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
         let mut row = vec![0u8; luma_stride.max(width)];
         for y in 0..height {
             mem.read(

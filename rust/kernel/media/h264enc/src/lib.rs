@@ -16,9 +16,20 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod bitstream;
+pub mod capi;
+pub mod config;
+pub mod dpb;
+pub mod encoder;
 pub mod error;
+pub mod gop;
+pub mod level;
+pub mod math;
 pub mod nal;
+pub mod plan;
 pub mod pps;
+pub mod rc;
+pub mod sei;
+pub mod slice_header;
 pub mod sps;
 
 pub use error::{Error, Result};

@@ -31,8 +31,10 @@ pub fn write_nal(out: &mut [u8], nal_ref_idc: u8, nal_unit_type: u8, rbsp: &[u8]
         return Err(Error::InvalidParam);
     }
     let head = out.get_mut(..5).ok_or(Error::NoSpace)?;
-    head[..4].copy_from_slice(&START_CODE);
-    head[4] = (nal_ref_idc << 5) | nal_unit_type;
+    let header = [0, 0, 0, 1, (nal_ref_idc << 5) | nal_unit_type];
+    for (d, s) in head.iter_mut().zip(header.iter()) {
+        *d = *s;
+    }
     let body = out.get_mut(5..).ok_or(Error::NoSpace)?;
     let n = emulation::escape(rbsp, body)?;
     Ok(5 + n)

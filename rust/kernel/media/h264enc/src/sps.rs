@@ -54,6 +54,90 @@ pub struct SeqParams {
     pub num_units_in_tick: u32,
     /// VUI time_scale.
     pub time_scale: u32,
+    /// VUI colour description.
+    pub colour: Option<Colour>,
+    /// VUI NAL HRD parameters.
+    pub nal_hrd: Option<Hrd>,
+    /// VUI bitstream restriction: max_dec_frame_buffering (max_num_reorder_frames is 0).
+    pub max_dec_frame_buffering: Option<u8>,
+}
+
+/// video_signal_type and colour description of the VUI (E.2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Colour {
+    /// video_full_range_flag.
+    pub full_range: bool,
+    /// colour_primaries (Table E-3).
+    pub primaries: u8,
+    /// transfer_characteristics (Table E-4).
+    pub transfer: u8,
+    /// matrix_coefficients (Table E-5).
+    pub matrix: u8,
+}
+
+/// One-CPB NAL HRD parameters (E.1.2) as signalled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hrd {
+    /// bit_rate_scale.
+    pub bit_rate_scale: u8,
+    /// cpb_size_scale.
+    pub cpb_size_scale: u8,
+    /// bit_rate_value_minus1[0].
+    pub bit_rate_value_minus1: u32,
+    /// cpb_size_value_minus1[0].
+    pub cpb_size_value_minus1: u32,
+    /// cbr_flag[0].
+    pub cbr: bool,
+}
+
+impl Hrd {
+    /// Chooses scales for `bit_rate` (bits/s) and `cpb_size` (bits), rounding both down
+    /// to what the syntax can express (E-37, E-38).
+    pub fn new(bit_rate: u32, cpb_size: u32, cbr: bool) -> Result<Hrd> {
+        if bit_rate < 64 || cpb_size < 16 {
+            return Err(Error::InvalidParam);
+        }
+        // The largest scale that still leaves the value's precision below 1/256 of the rate.
+        let mut brs = 0u32;
+        while brs < 15 && (bit_rate >> (6 + brs + 1)) >= 256 {
+            brs += 1;
+        }
+        let mut cps = 0u32;
+        while cps < 15 && (cpb_size >> (4 + cps + 1)) >= 256 {
+            cps += 1;
+        }
+        Ok(Hrd {
+            bit_rate_scale: brs as u8,
+            cpb_size_scale: cps as u8,
+            bit_rate_value_minus1: (bit_rate >> (6 + brs)) - 1,
+            cpb_size_value_minus1: (cpb_size >> (4 + cps)) - 1,
+            cbr,
+        })
+    }
+
+    /// BitRate[0] in bits/s (E-37).
+    pub fn bit_rate(&self) -> u64 {
+        (u64::from(self.bit_rate_value_minus1) + 1) << (6 + u32::from(self.bit_rate_scale))
+    }
+
+    /// CpbSize[0] in bits (E-38).
+    pub fn cpb_size(&self) -> u64 {
+        (u64::from(self.cpb_size_value_minus1) + 1) << (4 + u32::from(self.cpb_size_scale))
+    }
+
+    fn write(&self, bw: &mut BitWriter<'_>) -> Result {
+        bw.put_ue(0)?; // cpb_cnt_minus1
+        bw.put_bits(4, u32::from(self.bit_rate_scale))?;
+        bw.put_bits(4, u32::from(self.cpb_size_scale))?;
+        bw.put_ue(self.bit_rate_value_minus1)?;
+        bw.put_ue(self.cpb_size_value_minus1)?;
+        bw.put_flag(self.cbr)?;
+        let len = crate::sei::DELAY_LENGTH - 1;
+        bw.put_bits(5, len)?; // initial_cpb_removal_delay_length_minus1
+        bw.put_bits(5, len)?; // cpb_removal_delay_length_minus1
+        bw.put_bits(5, len)?; // dpb_output_delay_length_minus1
+        bw.put_bits(5, 24) // time_offset_length
+    }
 }
 
 impl SeqParams {
@@ -97,7 +181,10 @@ impl SeqParams {
             bw.put_ue(0)?;
             bw.put_ue(u32::from(self.crop.bottom / 2))?;
         }
-        let vui = self.time_scale != 0;
+        let vui = self.time_scale != 0
+            || self.colour.is_some()
+            || self.nal_hrd.is_some()
+            || self.max_dec_frame_buffering.is_some();
         bw.put_flag(vui)?;
         if vui {
             self.write_vui(bw)?;
@@ -105,25 +192,52 @@ impl SeqParams {
         bw.put_trailing_bits()
     }
 
-    /// Writes vui_parameters() (E.1.1): timing only, for now.
+    /// Writes vui_parameters() (E.1.1).
     fn write_vui(&self, bw: &mut BitWriter<'_>) -> Result {
         bw.put_flag(false)?; // aspect_ratio_info_present_flag
         bw.put_flag(false)?; // overscan_info_present_flag
-        bw.put_flag(false)?; // video_signal_type_present_flag
+        bw.put_flag(self.colour.is_some())?; // video_signal_type_present_flag
+        if let Some(c) = self.colour {
+            bw.put_bits(3, 5)?; // video_format: unspecified
+            bw.put_flag(c.full_range)?;
+            bw.put_flag(true)?; // colour_description_present_flag
+            bw.put_bits(8, u32::from(c.primaries))?;
+            bw.put_bits(8, u32::from(c.transfer))?;
+            bw.put_bits(8, u32::from(c.matrix))?;
+        }
         bw.put_flag(false)?; // chroma_loc_info_present_flag
-        bw.put_flag(true)?; // timing_info_present_flag
-        bw.put_bits(32, self.num_units_in_tick)?;
-        bw.put_bits(32, self.time_scale)?;
-        bw.put_flag(true)?; // fixed_frame_rate_flag
-        bw.put_flag(false)?; // nal_hrd_parameters_present_flag
+        let timing = self.time_scale != 0;
+        bw.put_flag(timing)?;
+        if timing {
+            bw.put_bits(32, self.num_units_in_tick)?;
+            bw.put_bits(32, self.time_scale)?;
+            bw.put_flag(true)?; // fixed_frame_rate_flag
+        }
+        bw.put_flag(self.nal_hrd.is_some())?;
+        if let Some(h) = &self.nal_hrd {
+            h.write(bw)?;
+        }
         bw.put_flag(false)?; // vcl_hrd_parameters_present_flag
+        if self.nal_hrd.is_some() {
+            bw.put_flag(false)?; // low_delay_hrd_flag
+        }
         bw.put_flag(false)?; // pic_struct_present_flag
-        bw.put_flag(false) // bitstream_restriction_flag
+        bw.put_flag(self.max_dec_frame_buffering.is_some())?;
+        if let Some(dpb) = self.max_dec_frame_buffering {
+            bw.put_flag(true)?; // motion_vectors_over_pic_boundaries_flag
+            bw.put_ue(2)?; // max_bytes_per_pic_denom
+            bw.put_ue(1)?; // max_bits_per_mb_denom
+            bw.put_ue(16)?; // log2_max_mv_length_horizontal
+            bw.put_ue(16)?; // log2_max_mv_length_vertical
+            bw.put_ue(0)?; // max_num_reorder_frames
+            bw.put_ue(u32::from(dpb))?;
+        }
+        Ok(())
     }
 
     /// Writes the SPS NAL unit with its start code into `out`; returns its size.
     pub fn write_nal(&self, out: &mut [u8]) -> Result<usize> {
-        let mut rbsp = [0u8; 96];
+        let mut rbsp = [0u8; 128];
         let mut bw = BitWriter::new(&mut rbsp);
         self.write_rbsp(&mut bw)?;
         let len = bw.byte_len();

@@ -107,6 +107,9 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         },
         num_units_in_tick: 1,
         time_scale: 60,
+        colour: None,
+        nal_hrd: None,
+        max_dec_frame_buffering: None,
     };
     let pps = PicParams {
         pps_id: 0,

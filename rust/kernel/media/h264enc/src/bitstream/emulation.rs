@@ -54,6 +54,18 @@ pub fn escaped_len(rbsp: &[u8]) -> usize {
 /// invalid syntax: it can only come from a broken writer. Returns the number
 /// of RBSP bytes written.
 pub fn unescape(payload: &[u8], out: &mut [u8]) -> Result<usize> {
+    unescape_into(payload, out, false)
+}
+
+/// Unescapes the start of a NAL payload into `out`, stopping when `out` is full.
+///
+/// Used where only a prefix (a slice header) is needed. Returns the number of
+/// RBSP bytes written; a forbidden sequence within the prefix is invalid syntax.
+pub fn unescape_prefix(payload: &[u8], out: &mut [u8]) -> Result<usize> {
+    unescape_into(payload, out, true)
+}
+
+fn unescape_into(payload: &[u8], out: &mut [u8], prefix: bool) -> Result<usize> {
     let mut zeros = 0u32;
     let mut n = 0usize;
     for &byte in payload {
@@ -66,7 +78,11 @@ pub fn unescape(payload: &[u8], out: &mut [u8]) -> Result<usize> {
                 return Err(Error::InvalidSyntax);
             }
         }
-        *out.get_mut(n).ok_or(Error::NoSpace)? = byte;
+        match out.get_mut(n) {
+            Some(o) => *o = byte,
+            None if prefix => break,
+            None => return Err(Error::NoSpace),
+        }
         n += 1;
         zeros = if byte == 0 { zeros + 1 } else { 0 };
     }

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The encoder state machine: plan a frame, write its headers, complete it
+//! from the hardware's output.
+//!
+//! All stream state changes happen in [`Encoder::complete_frame`] after the
+//! hardware output has been verified, so a frame that fails (timeout, buffer
+//! full, mismatch) leaves the stream exactly as it was for the next one.
+
+use crate::config::{frame_flags, rc_mode, Config, FrameParams};
+use crate::dpb::{Dpb, RefPic};
+use crate::error::{Error, Result};
+use crate::gop::{Decision, GopConfig, RefChoice};
+use crate::level::{self, LevelNeeds};
+use crate::math::{div_u64, mul_div};
+use crate::nal::START_CODE;
+use crate::plan::{slice_type, FramePlan, FrameStatus, HwFeedback};
+use crate::pps::PicParams;
+use crate::rc::cqp::{Client, Cqp};
+use crate::rc::frame::{FrameRc, FrameRcConfig};
+use crate::rc::{FrameInfo, FrameResult, RateController, Rc};
+use crate::sei::{self, SeiTiming};
+use crate::slice_header::{self, ParseContext};
+use crate::sps::{Colour, Crop, Hrd, SeqParams};
+
+/// Largest header block the core writes in front of a picture (AUD, SPS, PPS, SEI).
+pub const MAX_HEADER_BYTES: usize = 256;
+
+/// pic_init_qp of the core's PPS.
+const PIC_INIT_QP: i32 = 26;
+
+/// The frame between plan and completion.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    plan: FramePlan,
+    decision: Decision,
+    timestamp: u64,
+    header_bits: u32,
+}
+
+/// Running totals, for the driver's statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct Stats {
+    /// Frames completed.
+    pub frames: u64,
+    /// Bits of all completed access units.
+    pub bits: u64,
+    /// Frames that failed and were dropped.
+    pub errors: u64,
+}
+
+/// Encoder state; fixed size, no allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct Encoder {
+    cfg: Config,
+    sps: SeqParams,
+    pps: PicParams,
+    gop: GopConfig,
+    dpb: Dpb,
+    rc: Rc,
+    num_slots: u8,
+    frames_since_idr: u64,
+    frame_index: u64,
+    prev_ref_frame_num: u32,
+    next_idr_pic_id: u16,
+    frames_since_bp: u32,
+    pending: Option<Pending>,
+    /// The SPS changed (new HRD): the next picture must be an IDR.
+    force_idr: bool,
+    stats: Stats,
+}
+
+impl Encoder {
+    /// Creates an encoder for `cfg`.
+    pub fn new(cfg: &Config) -> Result<Encoder> {
+        cfg.validate()?;
+        let gop = GopConfig {
+            idr_period: cfg.idr_period,
+            temporal_layers: cfg.temporal_layers,
+            ltr_period: cfg.ltr_period,
+        };
+        let num_ref_frames = gop.num_ref_frames();
+        let (wm, hm) = (cfg.width_mbs(), cfg.height_mbs());
+        let peak = if cfg.rc_mode == rc_mode::VBR {
+            cfg.max_bitrate
+        } else {
+            cfg.bitrate
+        };
+        let hrd = if matches!(cfg.rc_mode, rc_mode::CBR | rc_mode::VBR) {
+            let cpb = if cfg.cpb_size == 0 {
+                peak
+            } else {
+                cfg.cpb_size
+            };
+            Some(Hrd::new(peak, cpb, cfg.rc_mode == rc_mode::CBR)?)
+        } else {
+            None
+        };
+        let level_idc = if cfg.level_idc != 0 {
+            let l = level::limits(cfg.level_idc).ok_or(Error::InvalidParam)?;
+            l.level_idc
+        } else {
+            let needs = LevelNeeds {
+                width_mbs: wm,
+                height_mbs: hm,
+                fps_num: cfg.fps_num,
+                fps_den: cfg.fps_den,
+                bitrate: hrd.map_or(0, |h| h.bit_rate().min(u64::from(u32::MAX)) as u32),
+                cpb_size: hrd.map_or(0, |h| h.cpb_size().min(u64::from(u32::MAX)) as u32),
+                num_ref_frames,
+                high: cfg.profile_idc == 100,
+            };
+            level::choose(&needs).ok_or(Error::InvalidParam)?
+        };
+        let colour = if cfg.colour_primaries != 0 {
+            Some(Colour {
+                full_range: cfg.full_range != 0,
+                primaries: cfg.colour_primaries,
+                transfer: cfg.transfer_characteristics,
+                matrix: cfg.matrix_coefficients,
+            })
+        } else {
+            None
+        };
+        let sps = SeqParams {
+            profile_idc: cfg.profile_idc,
+            // Constrained Baseline sets constraint_set0 and 1; Main sets 1 (A.2).
+            constraint_flags: match cfg.profile_idc {
+                66 => 0xc0,
+                77 => 0x40,
+                _ => 0,
+            },
+            level_idc,
+            sps_id: 0,
+            log2_max_frame_num_minus4: cfg.log2_max_frame_num_minus4,
+            pic_order_cnt_type: cfg.poc_type,
+            log2_max_poc_lsb_minus4: 12,
+            max_num_ref_frames: num_ref_frames as u8,
+            width_mbs: wm as u16,
+            height_mbs: hm as u16,
+            crop: Crop {
+                right: (wm * 16 - u32::from(cfg.width)) as u16,
+                bottom: (hm * 16 - u32::from(cfg.height)) as u16,
+            },
+            num_units_in_tick: cfg.fps_den,
+            time_scale: cfg.fps_num.checked_mul(2).ok_or(Error::InvalidParam)?,
+            colour,
+            nal_hrd: hrd,
+            max_dec_frame_buffering: Some(num_ref_frames as u8),
+        };
+        let pps = PicParams {
+            pps_id: 0,
+            sps_id: 0,
+            entropy_coding_mode_flag: cfg.entropy_cabac != 0,
+            pic_init_qp_minus26: (PIC_INIT_QP - 26) as i8,
+            chroma_qp_index_offset: cfg.chroma_qp_index_offset,
+            constrained_intra_pred_flag: cfg.constrained_intra_pred != 0,
+            transform_8x8_mode_flag: cfg.transform_8x8 != 0,
+        };
+        let rc = match (cfg.rc_mode, hrd) {
+            (rc_mode::CBR | rc_mode::VBR, Some(h)) => Rc::Frame(FrameRc::new(
+                FrameRcConfig {
+                    bitrate: cfg.bitrate,
+                    max_bitrate: h.bit_rate().min(u64::from(u32::MAX)) as u32,
+                    cpb_size: h.cpb_size().min(u64::from(u32::MAX)) as u32,
+                    fps_num: cfg.fps_num,
+                    fps_den: cfg.fps_den,
+                    cbr: cfg.rc_mode == rc_mode::CBR,
+                    filler: cfg.filler != 0,
+                    qp_min: cfg.qp_min,
+                    qp_max: cfg.qp_max,
+                    max_qp_step: cfg.max_qp_step,
+                    pixels: u32::from(cfg.width) * u32::from(cfg.height),
+                },
+                192,
+            )?),
+            (rc_mode::CLIENT, _) => Rc::Client(Client {
+                fallback_qp: cfg.qp_i,
+            }),
+            _ => Rc::Cqp(Cqp {
+                qp_i: cfg.qp_i,
+                qp_p: cfg.qp_p,
+                layer_offset: 1,
+            }),
+        };
+        Ok(Encoder {
+            cfg: *cfg,
+            sps,
+            pps,
+            gop,
+            dpb: Dpb::new(num_ref_frames, u32::from(cfg.log2_max_frame_num_minus4) + 4)?,
+            rc,
+            num_slots: num_ref_frames as u8 + 1,
+            frames_since_idr: 0,
+            frame_index: 0,
+            prev_ref_frame_num: 0,
+            next_idr_pic_id: 0,
+            frames_since_bp: 0,
+            pending: None,
+            force_idr: false,
+            stats: Stats::default(),
+        })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The sequence parameter set the core writes.
+    pub fn sps(&self) -> &SeqParams {
+        &self.sps
+    }
+
+    /// Reconstruction buffers the driver must provide.
+    pub fn num_slots(&self) -> u8 {
+        self.num_slots
+    }
+
+    /// Running totals.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The DPB, for inspection.
+    pub fn dpb(&self) -> &Dpb {
+        &self.dpb
+    }
+
+    /// Slices per picture.
+    pub fn slices_per_picture(&self) -> u32 {
+        match u32::from(self.cfg.slice_mb_rows) {
+            0 => 1,
+            rows => (self.cfg.height_mbs() + rows - 1)
+                .checked_div(rows)
+                .unwrap_or(1),
+        }
+    }
+
+    /// Plans the next frame.
+    pub fn plan_frame(&mut self, p: &FrameParams) -> Result<FramePlan> {
+        if self.pending.is_some() {
+            return Err(Error::BadState);
+        }
+        p.validate()?;
+        let force = p.flags & (frame_flags::FORCE_IDR | frame_flags::SCENE_CHANGE) != 0
+            || self.dpb.is_empty()
+            || self.force_idr;
+        let mut decision = self.gop.decide(self.frames_since_idr, force);
+        let mut plan = FramePlan {
+            frame_index: self.frame_index,
+            ref_slot: 0xff,
+            ..FramePlan::default()
+        };
+        if !decision.idr {
+            // MaxFrameNum is a power of two.
+            plan.frame_num = (self.prev_ref_frame_num + 1) & (self.dpb.max_frame_num - 1);
+            let target = if p.flags & frame_flags::REFERENCE_TS != 0 {
+                self.dpb
+                    .by_timestamp(p.reference_ts)
+                    .ok_or(Error::NoReference)?
+            } else {
+                let ltr = match decision.ref_choice {
+                    RefChoice::LongTerm => self.dpb.long_term(),
+                    RefChoice::Previous => None,
+                };
+                match ltr.or_else(|| self.dpb.latest_below(decision.temporal_id)) {
+                    Some(i) => i,
+                    None => {
+                        decision.ref_choice = RefChoice::Previous;
+                        self.dpb.latest_below(0).ok_or(Error::NoReference)?
+                    }
+                }
+            };
+            let r = self.dpb.get(target).ok_or(Error::NoReference)?;
+            plan.ref_slot = r.slot as u8;
+            plan.reference_ts = r.timestamp;
+            if let Some(m) = self.dpb.modification_for(target, plan.frame_num)? {
+                plan.ref_mod_idc_plus1 = m.idc + 1;
+                plan.ref_mod_value = m.value;
+            }
+        } else {
+            plan.idr_pic_id = self.next_idr_pic_id;
+        }
+        plan.slice_type = if decision.idr {
+            slice_type::I
+        } else {
+            slice_type::P
+        };
+        plan.idr = decision.idr as u8;
+        plan.nal_ref_idc = match (decision.idr, decision.reference, decision.temporal_id) {
+            (true, _, _) => 3,
+            (false, false, _) => 0,
+            (false, true, 0) => 2,
+            _ => 1,
+        };
+        plan.temporal_id = decision.temporal_id;
+        plan.mark_long_term = decision.mark_long_term as u8;
+        let frames_since_idr = if decision.idr {
+            0
+        } else {
+            self.frames_since_idr
+        };
+        // POC type 0: two per frame in output (= coding) order (8.2.1.1).
+        let max_poc_lsb = 1u64 << (u32::from(self.sps.log2_max_poc_lsb_minus4) + 4);
+        plan.poc_lsb = ((2 * frames_since_idr) & (max_poc_lsb - 1)) as u32;
+        plan.rec_slot = (0..self.num_slots)
+            .find(|s| !self.dpb.slot_in_use(u32::from(*s)))
+            .ok_or(Error::Overflow)?;
+        plan.with_parameter_sets = decision.idr as u8;
+
+        self.pending = Some(Pending {
+            plan,
+            decision,
+            timestamp: p.timestamp,
+            header_bits: 0,
+        });
+        let header_bits = self.header_len()? as u32 * 8;
+        let info = FrameInfo {
+            intra: decision.idr,
+            scene_change: p.flags & frame_flags::SCENE_CHANGE != 0,
+            temporal_id: decision.temporal_id,
+            client_qp: if p.flags & frame_flags::QP != 0 {
+                Some(p.qp)
+            } else {
+                None
+            },
+            header_bits,
+        };
+        if self.cfg.rc_mode == rc_mode::CLIENT && info.client_qp.is_none() && self.frame_index > 0 {
+            self.pending = None;
+            return Err(Error::InvalidParam);
+        }
+        let q = self.rc.plan(&info);
+        plan.qp = q.qp;
+        plan.qp_min = q.qp_min;
+        plan.qp_max = q.qp_max;
+        plan.target_bits = q.target_bits;
+        self.pending = Some(Pending {
+            plan,
+            decision,
+            timestamp: p.timestamp,
+            header_bits,
+        });
+        Ok(plan)
+    }
+
+    fn header_len(&self) -> Result<usize> {
+        let mut scratch = [0u8; MAX_HEADER_BYTES];
+        self.write_headers(&mut scratch)
+    }
+
+    /// Writes the NAL units the core puts before the planned frame's slices:
+    /// AUD, SPS and PPS on IDR pictures, and the HRD SEI. Returns the bytes written.
+    pub fn write_headers(&self, out: &mut [u8]) -> Result<usize> {
+        let pending = self.pending.as_ref().ok_or(Error::BadState)?;
+        let plan = &pending.plan;
+        let mut n = 0;
+        if self.cfg.aud != 0 {
+            n += sei::write_aud(out.get_mut(n..).ok_or(Error::NoSpace)?, plan.idr != 0)?;
+        }
+        if plan.with_parameter_sets != 0 {
+            n += self
+                .sps
+                .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?;
+            n += self
+                .pps
+                .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?;
+        }
+        if let Rc::Frame(f) = &self.rc {
+            let timing = SeiTiming {
+                sps_id: 0,
+                buffering_period: if plan.idr != 0 {
+                    Some((f.cpb.initial_removal_delay(), 0))
+                } else {
+                    None
+                },
+                cpb_removal_delay: if self.stats.frames == 0 {
+                    0
+                } else {
+                    2 * self.frames_since_bp
+                },
+                dpb_output_delay: 0,
+            };
+            n += sei::write_timing_sei(out.get_mut(n..).ok_or(Error::NoSpace)?, &timing)?;
+        }
+        Ok(n)
+    }
+
+    /// Drops the planned frame (hardware error, timeout): the stream state stays
+    /// as before it was planned.
+    pub fn abort_frame(&mut self) -> Result {
+        if self.pending.take().is_none() {
+            return Err(Error::BadState);
+        }
+        self.stats.errors += 1;
+        Ok(())
+    }
+
+    /// Completes the planned frame from the hardware's feedback, its slice NAL
+    /// units (`stream`, as written, start codes included) and NAL size table.
+    /// On error the frame is dropped and the stream state is unchanged.
+    pub fn complete_frame(
+        &mut self,
+        fb: &HwFeedback,
+        stream: &[u8],
+        nal_sizes: &[u32],
+    ) -> Result<FrameStatus> {
+        let pending = self.pending.ok_or(Error::BadState)?;
+        if let Err(e) = self.verify(&pending, fb, stream, nal_sizes) {
+            self.pending = None;
+            self.stats.errors += 1;
+            return Err(e);
+        }
+        self.pending = None;
+        let plan = pending.plan;
+        let d = pending.decision;
+        if d.reference {
+            let pic = RefPic {
+                in_use: true,
+                long_term: false,
+                temporal_id: d.temporal_id,
+                long_term_frame_idx: 0,
+                frame_num: plan.frame_num,
+                slot: u32::from(plan.rec_slot),
+                decode_index: self.frame_index,
+                timestamp: pending.timestamp,
+            };
+            self.dpb.mark(pic, d.idr, plan.mark_long_term != 0)?;
+            self.prev_ref_frame_num = plan.frame_num;
+        }
+        if d.idr {
+            self.force_idr = false;
+            self.frames_since_idr = 1;
+            self.next_idr_pic_id = (self.next_idr_pic_id + 1) & 1;
+            self.frames_since_bp = 1;
+        } else {
+            self.frames_since_idr += 1;
+            self.frames_since_bp = self.frames_since_bp.saturating_add(1);
+        }
+        let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+        let au_bits = pending.header_bits.saturating_add(fb.stream_bits);
+        let qp_avg_q8 = div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32;
+        let filler_bits = self.rc.complete(&FrameResult {
+            intra: d.idr,
+            bits: au_bits,
+            qp_avg_q8,
+            mbs,
+        });
+        // A filler NAL unit has at least 6 bytes: start code, header, trailing bits.
+        let filler_bytes = if filler_bits == 0 {
+            0
+        } else {
+            (filler_bits / 8).max(6)
+        };
+        self.frame_index += 1;
+        self.stats.frames += 1;
+        self.stats.bits += u64::from(au_bits) + u64::from(filler_bytes) * 8;
+        let (fullness, under, over) = match &self.rc {
+            Rc::Frame(f) => (
+                f.cpb.fullness_bits().min(u64::from(u32::MAX)) as u32,
+                f.cpb.underflows,
+                f.cpb.overflows,
+            ),
+            _ => (0, 0, 0),
+        };
+        Ok(FrameStatus {
+            au_bits: au_bits + filler_bytes * 8,
+            filler_bytes,
+            cpb_fullness: fullness,
+            target_bits: plan.target_bits,
+            qp_avg_q8,
+            hrd_underflows: under,
+            hrd_overflows: over,
+            slice_type: plan.slice_type,
+            idr: plan.idr,
+            nal_ref_idc: plan.nal_ref_idc,
+            temporal_id: plan.temporal_id,
+        })
+    }
+
+    /// Checks the hardware output against the plan, slice by slice.
+    fn verify(
+        &self,
+        pending: &Pending,
+        fb: &HwFeedback,
+        stream: &[u8],
+        nal_sizes: &[u32],
+    ) -> Result {
+        let plan = &pending.plan;
+        let slices = self.slices_per_picture();
+        if nal_sizes.len() != slices as usize || fb.slices != slices {
+            return Err(Error::NalTableMismatch);
+        }
+        let total: u64 = nal_sizes.iter().map(|&s| u64::from(s)).sum();
+        if fb.stream_bits % 8 != 0
+            || total != u64::from(fb.stream_bits / 8)
+            || total > stream.len() as u64
+        {
+            return Err(Error::NalTableMismatch);
+        }
+        let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+        if fb.qp_sum < u32::from(plan.qp_min) * mbs || fb.qp_sum > u32::from(plan.qp_max) * mbs {
+            return Err(Error::PlanMismatch);
+        }
+        let ctx = ParseContext {
+            log2_max_frame_num: u32::from(self.sps.log2_max_frame_num_minus4) + 4,
+            poc_type: self.sps.pic_order_cnt_type,
+            log2_max_poc_lsb: u32::from(self.sps.log2_max_poc_lsb_minus4) + 4,
+            cabac: self.pps.entropy_coding_mode_flag,
+            pic_size_in_mbs: mbs,
+        };
+        let rows = u32::from(self.cfg.slice_mb_rows);
+        let mut off = 0usize;
+        for (i, &size) in nal_sizes.iter().enumerate() {
+            let nal = stream
+                .get(off..off + size as usize)
+                .ok_or(Error::Truncated)?;
+            off += size as usize;
+            let body = nal
+                .strip_prefix(&START_CODE[..])
+                .ok_or(Error::InvalidSyntax)?;
+            let h = slice_header::parse(body, &ctx)?;
+            let first_mb = if rows == 0 {
+                0
+            } else {
+                i as u32 * rows * self.cfg.width_mbs()
+            };
+            let want_type = if plan.idr != 0 { 5 } else { 1 };
+            let mods_ok = match plan.ref_mod_idc_plus1 {
+                0 => h.num_list_mods == 0,
+                idc => h.num_list_mods == 1 && h.list_mods[0] == (idc - 1, plan.ref_mod_value),
+            };
+            let marking_ok = if plan.idr != 0 {
+                !h.no_output_of_prior_pics && h.long_term_reference == (plan.mark_long_term != 0)
+            } else if plan.mark_long_term != 0 {
+                h.num_mmcos == 1 && h.mmcos[0] == (6, 0)
+            } else {
+                h.num_mmcos == 0
+            };
+            let ok = h.nal_ref_idc == plan.nal_ref_idc
+                && h.nal_unit_type == want_type
+                && h.first_mb_in_slice == first_mb
+                && h.slice_type == plan.slice_type
+                && h.pps_id == 0
+                && h.frame_num == plan.frame_num
+                && (plan.idr == 0 || h.idr_pic_id == u32::from(plan.idr_pic_id))
+                && (ctx.poc_type != 0 || h.poc_lsb == plan.poc_lsb)
+                && h.num_ref_idx_override == 0
+                && mods_ok
+                && marking_ok
+                && (!ctx.cabac
+                    || plan.slice_type == slice_type::I
+                    || h.cabac_init_idc == u32::from(self.cfg.cabac_init_idc))
+                && h.slice_qp_delta == i32::from(plan.qp) - PIC_INIT_QP
+                && h.disable_deblocking_filter_idc
+                    == u32::from(self.cfg.disable_deblocking_filter_idc)
+                && (h.disable_deblocking_filter_idc == 1
+                    || (h.slice_alpha_c0_offset_div2
+                        == i32::from(self.cfg.slice_alpha_c0_offset_div2)
+                        && h.slice_beta_offset_div2 == i32::from(self.cfg.slice_beta_offset_div2)));
+            if !ok {
+                return Err(Error::PlanMismatch);
+            }
+        }
+        Ok(())
+    }
+
+    /// Changes the bit rate while streaming (rate-controlled modes only).
+    pub fn set_bitrate(&mut self, bitrate: u32, max_bitrate: u32) -> Result {
+        let peak = if self.cfg.rc_mode == rc_mode::VBR {
+            max_bitrate
+        } else {
+            bitrate
+        };
+        if self.pending.is_some() {
+            return Err(Error::BadState);
+        }
+        let hrd = match self.sps.nal_hrd {
+            Some(h) => Hrd::new(peak, h.cpb_size().min(u64::from(u32::MAX)) as u32, h.cbr)?,
+            None => return Err(Error::InvalidParam),
+        };
+        let signalled = hrd.bit_rate().min(u64::from(u32::MAX)) as u32;
+        self.rc.set_bitrate(bitrate.min(signalled), signalled)?;
+        self.sps.nal_hrd = Some(hrd);
+        self.cfg.bitrate = bitrate;
+        self.cfg.max_bitrate = peak;
+        // New HRD parameters mean a new SPS, which only an IDR picture may activate.
+        self.force_idr = true;
+        Ok(())
+    }
+
+    /// Bits per frame at the configured rate (for reports).
+    pub fn bits_per_frame(&self) -> u64 {
+        mul_div(
+            u64::from(self.cfg.bitrate),
+            u64::from(self.cfg.fps_den),
+            u64::from(self.cfg.fps_num),
+        )
+    }
+}

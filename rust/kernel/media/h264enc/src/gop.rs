@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! Picture type and reference policy: IDR period, forced key frames, temporal
+//! layer patterns L1T1/L1T2/L1T3 and long-term reference use.
+
+/// Temporal layer of each position of the L1T2 and L1T3 patterns.
+const L1T2: [u8; 2] = [0, 1];
+const L1T3: [u8; 4] = [0, 2, 1, 2];
+
+/// The GOP settings.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct GopConfig {
+    /// Frames between IDR pictures; 0 for only the first.
+    pub idr_period: u32,
+    /// Number of temporal layers, 1 to 3.
+    pub temporal_layers: u8,
+    /// Every this many frames a P frame references the long-term picture; 0 for no long-term reference.
+    pub ltr_period: u32,
+}
+
+/// Which picture a P frame predicts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefChoice {
+    /// The most recent picture of a lower temporal layer (layer 0: the previous layer-0 picture).
+    Previous,
+    /// The long-term reference.
+    LongTerm,
+}
+
+/// The policy's decision for one picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Code an IDR picture.
+    pub idr: bool,
+    /// temporal_id.
+    pub temporal_id: u8,
+    /// The picture is used for reference (nal_ref_idc != 0).
+    pub reference: bool,
+    /// Mark the picture long-term (on IDRs when long-term references are on).
+    pub mark_long_term: bool,
+    /// Reference of a P picture.
+    pub ref_choice: RefChoice,
+}
+
+impl GopConfig {
+    /// max_num_ref_frames the pattern needs.
+    pub fn num_ref_frames(&self) -> u32 {
+        let short = if self.temporal_layers >= 3 { 2 } else { 1 };
+        short + u32::from(self.ltr_period > 0)
+    }
+
+    /// Decides picture `frames_since_idr` (0 for the picture after a forced or periodic IDR).
+    pub fn decide(&self, frames_since_idr: u64, force_idr: bool) -> Decision {
+        let period = u64::from(self.idr_period);
+        let idr =
+            force_idr || frames_since_idr == 0 || frames_since_idr.checked_rem(period) == Some(0);
+        if idr {
+            return Decision {
+                idr,
+                temporal_id: 0,
+                reference: true,
+                mark_long_term: self.ltr_period > 0,
+                ref_choice: RefChoice::Previous,
+            };
+        }
+        let temporal_id = match self.temporal_layers {
+            2 => L1T2
+                .get((frames_since_idr % 2) as usize)
+                .copied()
+                .unwrap_or(0),
+            3 => L1T3
+                .get((frames_since_idr % 4) as usize)
+                .copied()
+                .unwrap_or(0),
+            _ => 0,
+        };
+        let top = self.temporal_layers.max(1) - 1;
+        let reference = temporal_id == 0 || temporal_id < top;
+        let ltr =
+            temporal_id == 0 && frames_since_idr.checked_rem(u64::from(self.ltr_period)) == Some(0);
+        Decision {
+            idr,
+            temporal_id,
+            reference,
+            mark_long_term: false,
+            ref_choice: if ltr {
+                RefChoice::LongTerm
+            } else {
+                RefChoice::Previous
+            },
+        }
+    }
+}

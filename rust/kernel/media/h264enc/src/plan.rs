@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The frame plan the driver programs the hardware from, the hardware feedback
+//! it hands back, and what the core reports when a frame completes.
+
+/// Slice types of the plan (slice_type % 5).
+pub mod slice_type {
+    /// P slice.
+    pub const P: u8 = 0;
+    /// I slice.
+    pub const I: u8 = 2;
+}
+
+/// Number of H1 checkpoints.
+pub const H264ENC_CHECKPOINTS: usize = 10;
+
+/// Everything the driver needs to program one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct FramePlan {
+    /// Index of the frame in coding order.
+    pub frame_index: u64,
+    /// Timestamp of the source buffer of the reference, when `ref_slot` is valid.
+    pub reference_ts: u64,
+    /// frame_num.
+    pub frame_num: u32,
+    /// pic_order_cnt_lsb (POC type 0).
+    pub poc_lsb: u32,
+    /// abs_diff_pic_num_minus1 or long_term_pic_num of the list modification.
+    pub ref_mod_value: u32,
+    /// Bits the picture should take, 0 without a target.
+    pub target_bits: u32,
+    /// idr_pic_id.
+    pub idr_pic_id: u16,
+    /// slice_type % 5: `slice_type::P` or `slice_type::I`.
+    pub slice_type: u8,
+    /// 1 for an IDR picture.
+    pub idr: u8,
+    /// nal_ref_idc of the slices.
+    pub nal_ref_idc: u8,
+    /// temporal_id.
+    pub temporal_id: u8,
+    /// 1 to mark the picture long-term (IDR flag or MMCO 6).
+    pub mark_long_term: u8,
+    /// modification_of_pic_nums_idc + 1 of the one list modification, 0 for none.
+    pub ref_mod_idc_plus1: u8,
+    /// Reconstruction slot to write.
+    pub rec_slot: u8,
+    /// Reconstruction slot to predict from, 0xff for intra pictures.
+    pub ref_slot: u8,
+    /// Slice QP.
+    pub qp: u8,
+    /// Lowest macroblock QP.
+    pub qp_min: u8,
+    /// Highest macroblock QP.
+    pub qp_max: u8,
+    /// 1 when the core writes SPS and PPS in front of this picture.
+    pub with_parameter_sets: u8,
+    /// Must be zero.
+    pub reserved: [u8; 3],
+}
+
+/// What the hardware reported for a frame (read from its registers).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct HwFeedback {
+    /// Bits of slice data the hardware wrote.
+    pub stream_bits: u32,
+    /// Sum of the macroblock QPs.
+    pub qp_sum: u32,
+    /// Non-zero coefficients coded.
+    pub rlc_count: u32,
+    /// Macroblocks under the MAD threshold.
+    pub mad_count: u32,
+    /// Slices the hardware completed.
+    pub slices: u32,
+    /// Checkpoint results, bits.
+    pub checkpoints: [u32; H264ENC_CHECKPOINTS],
+}
+
+/// What the core reports for a completed frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct FrameStatus {
+    /// Bits of the access unit, headers and filler included.
+    pub au_bits: u32,
+    /// Filler bytes the driver must append (a filler NAL unit of this size, or 0).
+    pub filler_bytes: u32,
+    /// CPB fullness before the next picture's removal, bits (0 without HRD).
+    pub cpb_fullness: u32,
+    /// Bits the rate controller aimed for.
+    pub target_bits: u32,
+    /// Average QP, Q8.
+    pub qp_avg_q8: u32,
+    /// CPB underflows so far.
+    pub hrd_underflows: u32,
+    /// CPB overflows so far.
+    pub hrd_overflows: u32,
+    /// slice_type % 5.
+    pub slice_type: u8,
+    /// 1 for an IDR picture.
+    pub idr: u8,
+    /// nal_ref_idc.
+    pub nal_ref_idc: u8,
+    /// temporal_id.
+    pub temporal_id: u8,
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-only
+//! The coded picture buffer of the hypothetical reference decoder (Annex C),
+//! as a leaky bucket sampled at picture removal times.
+//!
+//! Fullness is kept in bits scaled by the frame rate numerator ("scaled bits",
+//! bits x fps_num) so the arrival per picture interval, bit_rate x fps_den, is
+//! exact in integers.
+
+use crate::math::div_u64;
+
+/// State of the CPB between pictures.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cpb {
+    /// CpbSize in bits.
+    pub size: u64,
+    /// BitRate in bits/s.
+    pub bit_rate: u64,
+    /// Frame rate numerator.
+    pub fps_num: u64,
+    /// Frame rate denominator.
+    pub fps_den: u64,
+    /// Constant bit rate: arrival never pauses, so a full buffer is an overflow.
+    pub cbr: bool,
+    /// Fullness just before the next removal, scaled bits.
+    pub fullness: u64,
+    /// Pictures that did not fit in the buffer at their removal time.
+    pub underflows: u32,
+    /// Times the buffer overflowed (CBR only).
+    pub overflows: u32,
+}
+
+impl Cpb {
+    /// Creates a CPB filled to `initial` bits for the first removal.
+    pub fn new(
+        size: u64,
+        bit_rate: u64,
+        fps_num: u32,
+        fps_den: u32,
+        cbr: bool,
+        initial: u64,
+    ) -> Cpb {
+        let fps_num = u64::from(fps_num.max(1));
+        Cpb {
+            size,
+            bit_rate,
+            fps_num,
+            fps_den: u64::from(fps_den.max(1)),
+            cbr,
+            fullness: initial.min(size).saturating_mul(fps_num),
+            underflows: 0,
+            overflows: 0,
+        }
+    }
+
+    /// Bits arriving between two removals, scaled.
+    pub fn arrival(&self) -> u64 {
+        self.bit_rate.saturating_mul(self.fps_den)
+    }
+
+    /// Fullness before the next removal, in bits.
+    pub fn fullness_bits(&self) -> u64 {
+        div_u64(self.fullness, self.fps_num)
+    }
+
+    /// Bits per picture interval (rounded down).
+    pub fn bits_per_frame(&self) -> u64 {
+        div_u64(self.arrival(), self.fps_num)
+    }
+
+    /// Removes a picture of `bits` and fills for one interval. Returns the filler
+    /// bits a CBR stream must add to stay within the buffer (always 0 for VBR).
+    pub fn remove(&mut self, bits: u64, filler_allowed: bool) -> u64 {
+        let scaled = bits.saturating_mul(self.fps_num);
+        if scaled > self.fullness {
+            self.underflows = self.underflows.saturating_add(1);
+            // The decoder waits for the data: the buffer is empty after removal.
+            self.fullness = 0;
+        } else {
+            self.fullness -= scaled;
+        }
+        let size_scaled = self.size.saturating_mul(self.fps_num);
+        let next = self.fullness.saturating_add(self.arrival());
+        let mut filler = 0;
+        if next > size_scaled {
+            if self.cbr && filler_allowed {
+                // Whole bytes of filler so the next fullness fits.
+                let excess_bits = div_u64(next - size_scaled + self.fps_num - 1, self.fps_num);
+                filler = (excess_bits + 7) / 8 * 8;
+                self.fullness = self
+                    .fullness
+                    .saturating_sub(filler.saturating_mul(self.fps_num));
+                self.fullness = self
+                    .fullness
+                    .saturating_add(self.arrival())
+                    .min(size_scaled);
+            } else {
+                if self.cbr {
+                    self.overflows = self.overflows.saturating_add(1);
+                }
+                // VBR arrival pauses when full; a CBR overflow is counted above.
+                self.fullness = size_scaled;
+            }
+        } else {
+            self.fullness = next;
+        }
+        filler
+    }
+
+    /// initial_cpb_removal_delay (90 kHz) that matches the current fullness.
+    pub fn initial_removal_delay(&self) -> u32 {
+        if self.bit_rate == 0 {
+            return 0;
+        }
+        let d = div_u64(self.fullness_bits().saturating_mul(90_000), self.bit_rate);
+        d.max(1).min(u64::from(u32::MAX >> 8)) as u32
+    }
+}
