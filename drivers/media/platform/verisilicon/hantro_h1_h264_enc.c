@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Hantro H1 H.264 stateless encoder backend.
+ *
+ * Mechanism only: the Rust core (include/media/h264enc.h) decides the picture
+ * type, references, frame_num, POC and QP of every frame and writes the
+ * parameter sets and SEI; this file turns its frame plan into H1 register
+ * values, hands the hardware's feedback back to the core, and assembles the
+ * CAPTURE payload: core headers, the slices the hardware wrote, filler.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <media/v4l2-ctrls.h>
+#include <media/v4l2-mem2mem.h>
+#include <media/videobuf2-dma-contig.h>
+#include "hantro.h"
+#include "hantro_hw.h"
+#include "hantro_h1_h264_regs.h"
+
+/* Worst case of the H1's CAVLC/CABAC output, per macroblock, for sizing checks. */
+#define HANTRO_H264_ENC_MIN_BYTES_PER_MB	64
+
+static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
+{
+	s32 *v = hantro_get_ctrl(ctx, id);
+
+	return v ? *v : def;
+}
+
+static u32 mbs(u32 samples)
+{
+	return DIV_ROUND_UP(samples, 16);
+}
+
+static int hantro_h264_enc_alloc(struct hantro_ctx *ctx,
+				 struct hantro_h264_enc_buf *buf, size_t size)
+{
+	buf->cpu = dma_alloc_coherent(ctx->dev->dev, size, &buf->dma, GFP_KERNEL);
+	if (!buf->cpu)
+		return -ENOMEM;
+	buf->size = size;
+	return 0;
+}
+
+static void hantro_h264_enc_free(struct hantro_ctx *ctx,
+				 struct hantro_h264_enc_buf *buf)
+{
+	if (buf->cpu)
+		dma_free_coherent(ctx->dev->dev, buf->size, buf->cpu, buf->dma);
+	buf->cpu = NULL;
+}
+
+/* Builds the core's configuration from the formats and controls of @ctx. */
+static int hantro_h264_enc_config(struct hantro_ctx *ctx,
+				  struct h264enc_config *cfg)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	const struct v4l2_ctrl_h264_sps *sps;
+	const struct v4l2_ctrl_h264_pps *pps;
+	s32 mode, slice_mode, max_mb, cpb_kb;
+
+	sps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_SPS);
+	pps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_PPS);
+	if (!sps || !pps)
+		return -EINVAL;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->width = ctx->dst_fmt.width;
+	cfg->height = ctx->dst_fmt.height;
+	cfg->fps_num = enc->fps_num ? enc->fps_num : 30;
+	cfg->fps_den = enc->fps_den ? enc->fps_den : 1;
+	cfg->profile_idc = sps->profile_idc;
+	cfg->level_idc = sps->level_idc;
+	cfg->poc_type = sps->pic_order_cnt_type;
+	cfg->log2_max_frame_num_minus4 = sps->log2_max_frame_num_minus4;
+	cfg->entropy_cabac = !!(pps->flags & V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE);
+	cfg->transform_8x8 = !!(pps->flags & V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE);
+	cfg->constrained_intra_pred =
+		!!(pps->flags & V4L2_H264_PPS_FLAG_CONSTRAINED_INTRA_PRED);
+	cfg->chroma_qp_index_offset = pps->chroma_qp_index_offset;
+
+	cfg->disable_deblocking_filter_idc =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_MODE, 0);
+	cfg->slice_alpha_c0_offset_div2 =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_ALPHA, 0);
+	cfg->slice_beta_offset_div2 =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_BETA, 0);
+	slice_mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE, 0);
+	max_mb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB, 0);
+	if (slice_mode == V4L2_MPEG_VIDEO_MULTI_SLICE_MODE_MAX_MB && max_mb > 0)
+		/* The H1 cuts slices at macroblock rows. */
+		cfg->slice_mb_rows = max_t(u32, 1, max_mb / mbs(cfg->width));
+	cfg->idr_period = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 0);
+	cfg->temporal_layers =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 1);
+	if (!cfg->temporal_layers)
+		cfg->temporal_layers = 1;
+	cfg->ltr_period =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0);
+
+	cfg->qp_i = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP, 26);
+	cfg->qp_p = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP, 28);
+	cfg->qp_min = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MIN_QP, 0);
+	cfg->qp_max = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MAX_QP, 51);
+	cfg->max_qp_step = 4;
+	cfg->aud = 1;
+	cfg->max_refs_per_frame = 1;
+
+	if (!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 1)) {
+		cfg->rc_mode = H264ENC_RC_CLIENT;
+		return 0;
+	}
+	mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+				    V4L2_MPEG_VIDEO_BITRATE_MODE_CQ);
+	switch (mode) {
+	case V4L2_MPEG_VIDEO_BITRATE_MODE_CBR:
+		cfg->rc_mode = H264ENC_RC_CBR;
+		cfg->filler = !!hantro_h264_enc_ctrl(ctx,
+				V4L2_CID_STATELESS_H264_ENCODE_FILLER, 0);
+		break;
+	case V4L2_MPEG_VIDEO_BITRATE_MODE_VBR:
+		cfg->rc_mode = H264ENC_RC_VBR;
+		break;
+	default:
+		cfg->rc_mode = H264ENC_RC_CQP;
+		return 0;
+	}
+	cfg->bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
+	cfg->max_bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
+	cpb_kb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE, 0);
+	cfg->cpb_size = cpb_kb > 0 ? (u32)cpb_kb * 8000 : 0;
+	return 0;
+}
+
+/**
+ * hantro_h1_h264_enc_init() - start an H.264 encoding session
+ * @ctx: the hantro context
+ *
+ * Configures the Rust core from the formats and controls, and allocates the
+ * reconstruction buffers and the NAL size table.
+ *
+ * Return: 0 or a negative errno.
+ */
+int hantro_h1_h264_enc_init(struct hantro_ctx *ctx)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	struct h264enc_config cfg;
+	u32 w = mbs(ctx->dst_fmt.width), h = mbs(ctx->dst_fmt.height);
+	size_t rec_size = (size_t)w * h * 384;
+	unsigned int i;
+	int ret;
+
+	ret = hantro_h264_enc_config(ctx, &cfg);
+	if (ret)
+		return ret;
+	enc->core = kzalloc(sizeof(*enc->core), GFP_KERNEL);
+	if (!enc->core)
+		return -ENOMEM;
+	ret = h264enc_init(enc->core, &cfg);
+	if (ret)
+		goto err_core;
+	ret = h264enc_num_rec_slots(enc->core);
+	if (ret < 0 || ret > HANTRO_H264_ENC_MAX_REC) {
+		ret = -EINVAL;
+		goto err_core;
+	}
+	enc->num_rec = ret;
+	for (i = 0; i < enc->num_rec; i++) {
+		ret = hantro_h264_enc_alloc(ctx, &enc->rec[i], rec_size);
+		if (ret)
+			goto err_bufs;
+	}
+	ret = hantro_h264_enc_alloc(ctx, &enc->nal_table, ALIGN((h + 1) * 4, 8));
+	if (ret)
+		goto err_bufs;
+	enc->pending = false;
+	return 0;
+
+err_bufs:
+	while (i--)
+		hantro_h264_enc_free(ctx, &enc->rec[i]);
+err_core:
+	kfree(enc->core);
+	enc->core = NULL;
+	return ret;
+}
+
+/**
+ * hantro_h1_h264_enc_exit() - end an H.264 encoding session
+ * @ctx: the hantro context
+ */
+void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	unsigned int i;
+
+	for (i = 0; i < enc->num_rec; i++)
+		hantro_h264_enc_free(ctx, &enc->rec[i]);
+	enc->num_rec = 0;
+	hantro_h264_enc_free(ctx, &enc->nal_table);
+	kfree(enc->core);
+	enc->core = NULL;
+}
+
+static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
+				      struct hantro_ctx *ctx,
+				      struct vb2_buffer *src)
+{
+	const struct v4l2_pix_format_mplane *fmt = &ctx->src_fmt;
+	u32 stride = fmt->plane_fmt[0].bytesperline;
+	u32 over_r = mbs(ctx->dst_fmt.width) * 16 - ctx->dst_fmt.width;
+	u32 over_b = mbs(ctx->dst_fmt.height) * 16 - ctx->dst_fmt.height;
+	bool nv12 = fmt->pixelformat == V4L2_PIX_FMT_NV12 ||
+		    fmt->pixelformat == V4L2_PIX_FMT_NV12M;
+	dma_addr_t plane[3];
+	unsigned int i;
+
+	plane[0] = vb2_dma_contig_plane_dma_addr(src, 0);
+	if (fmt->num_planes > 1) {
+		for (i = 1; i < fmt->num_planes && i < 3; i++)
+			plane[i] = vb2_dma_contig_plane_dma_addr(src, i);
+	} else {
+		/* One buffer: chroma follows luma at the format's plane sizes. */
+		plane[1] = plane[0] + stride * ctx->dst_fmt.height;
+		plane[2] = plane[1] + stride / 2 * ctx->dst_fmt.height / 2;
+	}
+	for (i = 0; i < (nv12 ? 2 : 3); i++)
+		vepu_write_relaxed(vpu, plane[i], H1_H264_REG_ADDR_IN_PLANE(i));
+	vepu_write_relaxed(vpu, H1_H264_IN_IMG_ROW_LEN(stride) |
+			   H1_H264_IN_IMG_OVRFLR_D4(over_r / 4) |
+			   H1_H264_IN_IMG_OVRFLB(over_b) |
+			   H1_H264_IN_IMG_FMT(nv12 ? H1_H264_IN_FMT_YUV420SP :
+						     H1_H264_IN_FMT_YUV420P),
+			   H1_H264_REG_IN_IMG_CTRL);
+}
+
+/* Programs the output: the hardware continues after the core's headers. */
+static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
+				      struct hantro_ctx *ctx,
+				      struct vb2_buffer *dst)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	u8 *buf = vb2_plane_vaddr(dst, 0);
+	size_t size = vb2_plane_size(dst, 0);
+	u8 rem[8] = { 0 };
+	u32 rem_bytes;
+	int ret;
+
+	ret = h264enc_write_headers(enc->core, buf, size);
+	if (ret < 0)
+		return ret;
+	enc->header_bytes = ret;
+	/* The H1 writes 64-bit words; it rewrites the partial word from STR_HDR_REM. */
+	enc->hw_offset = enc->header_bytes & ~7u;
+	rem_bytes = enc->header_bytes - enc->hw_offset;
+	memcpy(rem, buf + enc->hw_offset, rem_bytes);
+	if (size < enc->hw_offset + 8 +
+		   (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) *
+		   HANTRO_H264_ENC_MIN_BYTES_PER_MB / 16)
+		return -ENOSPC;
+	vepu_write_relaxed(vpu, (u32)rem[0] << 24 | (u32)rem[1] << 16 |
+			   (u32)rem[2] << 8 | rem[3], H1_H264_REG_STR_HDR_REM_MSB);
+	vepu_write_relaxed(vpu, (u32)rem[4] << 24 | (u32)rem[5] << 16 |
+			   (u32)rem[6] << 8 | rem[7], H1_H264_REG_STR_HDR_REM_LSB);
+	vepu_write_relaxed(vpu, H1_H264_RLC_STR_OFFS(rem_bytes * 8),
+			   H1_H264_REG_RLC_CTRL);
+	vepu_write_relaxed(vpu, vb2_dma_contig_plane_dma_addr(dst, 0) +
+			   enc->hw_offset, H1_H264_REG_ADDR_OUTPUT_STREAM);
+	vepu_write_relaxed(vpu, size - enc->hw_offset, H1_H264_REG_STR_BUF_LIMIT);
+	memset(enc->nal_table.cpu, 0, enc->nal_table.size);
+	vepu_write_relaxed(vpu, enc->nal_table.dma, H1_H264_REG_ADDR_OUTPUT_CTRL);
+	return 0;
+}
+
+/* Programs the slice header and coding registers from the core's plan. */
+static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
+				       struct hantro_ctx *ctx,
+				       const struct h264enc_frame_plan *plan,
+				       const struct h264enc_config *cfg)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	const struct hantro_h264_enc_buf *rec = &enc->rec[plan->rec_slot];
+	size_t luma = (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) * 256;
+	u32 ext;
+
+	vepu_write_relaxed(vpu, rec->dma, H1_H264_REG_ADDR_REC_LUMA);
+	vepu_write_relaxed(vpu, rec->dma + luma, H1_H264_REG_ADDR_REC_CHROMA);
+	if (plan->ref_slot < enc->num_rec) {
+		const struct hantro_h264_enc_buf *ref = &enc->rec[plan->ref_slot];
+
+		vepu_write_relaxed(vpu, ref->dma, H1_H264_REG_ADDR_REF_LUMA);
+		vepu_write_relaxed(vpu, ref->dma + luma, H1_H264_REG_ADDR_REF_CHROMA);
+	}
+	vepu_write_relaxed(vpu, H1_H264_CTRL0_INIT_QP(26) |
+			   H1_H264_CTRL0_SLICE_ALPHA(cfg->slice_alpha_c0_offset_div2) |
+			   H1_H264_CTRL0_SLICE_BETA(cfg->slice_beta_offset_div2) |
+			   H1_H264_CTRL0_CHROMA_QP_OFFSET(cfg->chroma_qp_index_offset) |
+			   H1_H264_CTRL0_IDR_PICID(plan->idr_pic_id) |
+			   (cfg->constrained_intra_pred ?
+			    H1_H264_CTRL0_CONSTR_INTRA_PRED : 0),
+			   H1_H264_REG_ENC_CTRL0);
+	vepu_write_relaxed(vpu, H1_H264_CTRL1_FRAME_NUM(plan->frame_num) |
+			   H1_H264_CTRL1_PPS_ID(0), H1_H264_REG_ENC_CTRL1);
+	vepu_write_relaxed(vpu,
+			   H1_H264_CTRL2_DEBLOCKING_FILTER_MODE(cfg->disable_deblocking_filter_idc) |
+			   H1_H264_CTRL2_SLICE_SIZE(cfg->slice_mb_rows) |
+			   H1_H264_CTRL2_STREAM_MODE |
+			   (cfg->entropy_cabac ? H1_H264_CTRL2_ENTROPY_CABAC |
+			    H1_H264_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |
+			   (cfg->transform_8x8 ? H1_H264_CTRL2_TRANS8X8 : 0),
+			   H1_H264_REG_ENC_CTRL2);
+	vepu_write_relaxed(vpu, H1_H264_QP_VAL_LUM(plan->qp) |
+			   H1_H264_QP_VAL_MIN(plan->qp_min) |
+			   H1_H264_QP_VAL_MAX(plan->qp_max), H1_H264_REG_QP_VAL);
+	ext = H1_H264_EXT_NAL_REF_IDC(plan->nal_ref_idc) |
+	      H1_H264_EXT_LOG2_MAX_FRAME_NUM_M4(cfg->log2_max_frame_num_minus4) |
+	      (cfg->poc_type == 0 ? H1_H264_EXT_POC_TYPE0 |
+	       H1_H264_EXT_LOG2_MAX_POC_LSB_M4(12) : 0) |
+	      (plan->mark_long_term ? H1_H264_EXT_MARK_LONG_TERM : 0) |
+	      (plan->slice_type == 2 && !plan->idr ? H1_H264_EXT_NON_IDR_INTRA : 0);
+	vepu_write_relaxed(vpu, ext, H1_H264_REG_SLICE_EXT);
+	vepu_write_relaxed(vpu, plan->poc_lsb, H1_H264_REG_POC);
+	vepu_write_relaxed(vpu, H1_H264_REF_MOD_IDC_PLUS1(plan->ref_mod_idc_plus1) |
+			   H1_H264_REF_MOD_VALUE(plan->ref_mod_value),
+			   H1_H264_REG_REF_MOD);
+}
+
+/**
+ * hantro_h1_h264_enc_run() - encode the next frame
+ * @ctx: the hantro context
+ *
+ * Return: 0, or a negative errno when the frame cannot be started (the job
+ * then ends with an error and the stream state is unchanged).
+ */
+int hantro_h1_h264_enc_run(struct hantro_ctx *ctx)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	struct hantro_dev *vpu = ctx->dev;
+	struct vb2_v4l2_buffer *src, *dst;
+	const struct v4l2_ctrl_h264_encode_params *params;
+	const struct v4l2_ctrl_h264_encode_rc *rc;
+	struct h264enc_frame_params fp = { 0 };
+	struct h264enc_config cfg;
+	int ret;
+
+	src = hantro_get_src_buf(ctx);
+	dst = hantro_get_dst_buf(ctx);
+	hantro_start_prepare_run(ctx);
+
+	/* A frame the hardware never finished (timeout) is dropped first. */
+	if (enc->pending) {
+		h264enc_abort_frame(enc->core);
+		enc->pending = false;
+	}
+	params = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_PARAMS);
+	rc = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_RC);
+	fp.timestamp = src->vb2_buf.timestamp;
+	if (params) {
+		if (params->flags & V4L2_H264_ENCODE_FLAG_FORCE_IDR)
+			fp.flags |= H264ENC_FRAME_FORCE_IDR;
+		if (params->flags & V4L2_H264_ENCODE_FLAG_SCENE_CHANGE)
+			fp.flags |= H264ENC_FRAME_SCENE_CHANGE;
+		if (params->flags & V4L2_H264_ENCODE_FLAG_REFERENCE_TS) {
+			fp.flags |= H264ENC_FRAME_REFERENCE_TS;
+			fp.reference_ts = params->reference_ts;
+		}
+	}
+	if (hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME, 0))
+		fp.flags |= H264ENC_FRAME_FORCE_IDR;
+	if (rc && (rc->flags & V4L2_H264_ENCODE_RC_FLAG_QP)) {
+		fp.flags |= H264ENC_FRAME_QP;
+		fp.qp = rc->qp;
+	}
+	ret = hantro_h264_enc_config(ctx, &cfg);
+	if (!ret)
+		ret = h264enc_plan_frame(enc->core, &fp, &enc->plan);
+	if (ret)
+		goto err;
+	enc->pending = true;
+	ret = hantro_h264_enc_set_output(vpu, ctx, &dst->vb2_buf);
+	if (ret) {
+		h264enc_abort_frame(enc->core);
+		enc->pending = false;
+		goto err;
+	}
+	hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
+	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &cfg);
+	hantro_end_prepare_run(ctx);
+	vepu_write(vpu, H1_H264_ENC_CTRL_EN | H1_H264_ENC_CTRL_MODE_H264 |
+		   (enc->plan.slice_type == 2 ? H1_H264_ENC_CTRL_PIC_INTRA :
+						H1_H264_ENC_CTRL_PIC_INTER) |
+		   H1_H264_ENC_CTRL_WIDTH(mbs(ctx->dst_fmt.width)) |
+		   H1_H264_ENC_CTRL_HEIGHT(mbs(ctx->dst_fmt.height)) |
+		   H1_H264_ENC_CTRL_NAL_MODE | H1_H264_ENC_CTRL_TIMEOUT_EN,
+		   H1_H264_REG_ENC_CTRL);
+	return 0;
+
+err:
+	hantro_end_prepare_run(ctx);
+	return ret;
+}
+
+static void hantro_h264_enc_set_feedback(struct hantro_ctx *ctx,
+					 const struct v4l2_ctrl_h264_encode_feedback *fb)
+{
+	struct v4l2_ctrl *ctrl;
+
+	ctrl = v4l2_ctrl_find(&ctx->ctrl_handler,
+			      V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK);
+	if (ctrl)
+		v4l2_ctrl_s_ctrl_compound(ctrl, V4L2_CTRL_TYPE_H264_ENCODE_FEEDBACK, fb);
+}
+
+/**
+ * hantro_h1_h264_enc_done() - finish a frame the hardware completed
+ * @ctx: the hantro context
+ *
+ * Hands the feedback registers, the slices and the NAL size table to the core,
+ * which verifies them against the plan and updates the stream state; appends
+ * the filler the core asks for and sets the payload, flags and feedback. A
+ * frame the core refuses gets an empty payload and V4L2_BUF_FLAG_ERROR.
+ */
+void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	struct hantro_dev *vpu = ctx->dev;
+	struct vb2_v4l2_buffer *dst = hantro_get_dst_buf(ctx);
+	struct v4l2_ctrl_h264_encode_feedback *fb = &enc->feedback;
+	struct h264enc_hw_feedback hw = { 0 };
+	struct h264enc_frame_status st;
+	u8 *buf = vb2_plane_vaddr(&dst->vb2_buf, 0);
+	size_t size = vb2_plane_size(&dst->vb2_buf, 0);
+	const u32 *table = enc->nal_table.cpu;
+	u32 max_nals = enc->nal_table.size / 4 - 1, nals = 0, payload;
+	int ret;
+
+	if (!enc->pending)
+		return;
+	enc->pending = false;
+	hw.stream_bits = vepu_read(vpu, H1_H264_REG_STR_BUF_LIMIT);
+	hw.qp_sum = H1_H264_MAD_QP_SUM_DIV2(vepu_read(vpu, H1_H264_REG_MAD_CTRL)) * 2;
+	hw.rlc_count = H1_H264_RLC_SUM(vepu_read(vpu, H1_H264_REG_RLC_CTRL)) * 4;
+	hw.mad_count = H1_H264_MB_CNT_OUT(vepu_read(vpu, H1_H264_REG_MB_CTRL));
+	hw.slices = H1_H264_CTRL5_COMPLETE_SLICES(vepu_read(vpu, H1_H264_REG_ENC_CTRL5));
+	while (nals < max_nals && table[nals])
+		nals++;
+
+	/* The hardware's slices start right after the core's headers. */
+	if (hw.stream_bits / 8 > size - enc->header_bytes) {
+		ret = -EOVERFLOW;
+		h264enc_abort_frame(enc->core);
+	} else {
+		ret = h264enc_complete_frame(enc->core, &hw, buf + enc->header_bytes,
+					     hw.stream_bits / 8, table, nals, &st);
+	}
+	if (ret) {
+		dev_warn(vpu->dev, "h264 encode: frame dropped (%d)\n", ret);
+		vb2_set_plane_payload(&dst->vb2_buf, 0, 0);
+		dst->flags |= V4L2_BUF_FLAG_ERROR;
+		return;
+	}
+	payload = enc->header_bytes + hw.stream_bits / 8;
+	if (st.filler_bytes) {
+		ret = h264enc_write_filler(buf + payload, size - payload, st.filler_bytes);
+		if (ret > 0)
+			payload += ret;
+	}
+	vb2_set_plane_payload(&dst->vb2_buf, 0, payload);
+	dst->flags &= ~(V4L2_BUF_FLAG_KEYFRAME | V4L2_BUF_FLAG_PFRAME);
+	dst->flags |= st.idr ? V4L2_BUF_FLAG_KEYFRAME : V4L2_BUF_FLAG_PFRAME;
+
+	memset(fb, 0, sizeof(*fb));
+	fb->frame_bits = payload * 8;
+	fb->filler_bytes = st.filler_bytes;
+	fb->target_bits = st.target_bits;
+	fb->cpb_fullness = st.cpb_fullness;
+	fb->qp_avg_q8 = st.qp_avg_q8;
+	fb->qp_sum = hw.qp_sum;
+	fb->rlc_count = hw.rlc_count;
+	fb->mad_count = hw.mad_count;
+	fb->flags = (st.idr ? V4L2_H264_ENCODE_FEEDBACK_FLAG_IDR : 0) |
+		    (st.hrd_underflows ? V4L2_H264_ENCODE_FEEDBACK_FLAG_UNDERFLOW : 0) |
+		    (st.hrd_overflows ? V4L2_H264_ENCODE_FEEDBACK_FLAG_OVERFLOW : 0);
+	fb->slice_type = st.slice_type;
+	fb->nal_ref_idc = st.nal_ref_idc;
+	fb->temporal_id = st.temporal_id;
+	fb->frame_num = enc->plan.frame_num;
+	hantro_h264_enc_set_feedback(ctx, fb);
+}
+
+/**
+ * hantro_h1_h264_enc_reset() - the hardware was reset (timeout, error)
+ * @ctx: the hantro context
+ *
+ * Drops the frame in flight; the stream continues from the last good frame.
+ */
+void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+
+	if (enc->pending) {
+		h264enc_abort_frame(enc->core);
+		enc->pending = false;
+	}
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Hantro H1 H.264 stateless encoder backend: per-context state.
+ */
+#ifndef HANTRO_H1_H264_ENC_H_
+#define HANTRO_H1_H264_ENC_H_
+
+#include <linux/types.h>
+#include <linux/v4l2-h264-enc.h>
+#include <media/h264enc.h>
+
+struct hantro_ctx;
+
+/* Reconstruction buffers: the core asks for at most 16 references plus one. */
+#define HANTRO_H264_ENC_MAX_REC	17
+
+/**
+ * struct hantro_h264_enc_buf - a DMA buffer of the encoder
+ * @cpu: kernel virtual address
+ * @dma: bus address
+ * @size: size in bytes
+ */
+struct hantro_h264_enc_buf {
+	void *cpu;
+	dma_addr_t dma;
+	size_t size;
+};
+
+/**
+ * struct hantro_h264_enc_hw_ctx - H.264 encoder state of a hantro context
+ * @core: the Rust core's state (struct h264enc_ctx, H264ENC_CTX_SIZE bytes)
+ * @rec: reconstruction buffers, luma then interleaved chroma
+ * @num_rec: number of @rec buffers in use
+ * @nal_table: NAL size table the hardware fills
+ * @plan: the frame being encoded
+ * @header_bytes: bytes the core wrote at the start of the CAPTURE buffer
+ * @hw_offset: 8-byte aligned offset where the hardware writes
+ * @pending: a frame was planned and not yet completed or aborted
+ * @feedback: what the last frame gave, for V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK
+ * @fps_num: frame rate numerator (from VIDIOC_S_PARM on OUTPUT)
+ * @fps_den: frame rate denominator
+ */
+struct hantro_h264_enc_hw_ctx {
+	struct h264enc_ctx *core;
+	struct hantro_h264_enc_buf rec[HANTRO_H264_ENC_MAX_REC];
+	unsigned int num_rec;
+	struct hantro_h264_enc_buf nal_table;
+	struct h264enc_frame_plan plan;
+	u32 header_bytes;
+	u32 hw_offset;
+	bool pending;
+	struct v4l2_ctrl_h264_encode_feedback feedback;
+	u32 fps_num;
+	u32 fps_den;
+};
+
+int hantro_h1_h264_enc_init(struct hantro_ctx *ctx);
+void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx);
+int hantro_h1_h264_enc_run(struct hantro_ctx *ctx);
+void hantro_h1_h264_enc_done(struct hantro_ctx *ctx);
+void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx);
+
+#endif /* HANTRO_H1_H264_ENC_H_ */

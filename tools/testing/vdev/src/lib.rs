@@ -1,0 +1,251 @@
+//! The virtual H.264 stateless encoder.
+//!
+//! The real hantro H1 H.264 backend (`drivers/media/platform/verisilicon/`)
+//! and control validation (`drivers/media/v4l2-core/`) are compiled against a
+//! small shim of the kernel APIs they use (`shim/`); their register writes and
+//! DMA buffers land here, where the software H1 ([`hantro_h1_model`]) runs as
+//! the hardware. The Rust core is linked through its C API exactly as in the
+//! kernel. [`VirtualDevice`] offers the V4L2 stateless-encode semantics:
+//! format, controls, then one request (source frame + per-frame controls) per
+//! frame, completed with a CAPTURE payload and a feedback control.
+
+#![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
+
+mod host;
+
+pub use host::Fault;
+use host::Host;
+use std::ffi::c_void;
+
+/// Bindings generated from `include/uapi/linux/v4l2-h264-enc.h` and `shim/vdev.h`.
+pub mod uapi {
+    #![allow(missing_docs, clippy::all)]
+    include!(concat!(env!("OUT_DIR"), "/uapi.rs"));
+}
+
+// The core's C API must be linked in: keep a reference to it.
+#[used]
+static LINK_CORE: unsafe extern "C" fn(
+    *mut h264enc::capi::Ctx,
+    *const h264enc::config::Config,
+) -> i32 = h264enc::capi::h264enc_init;
+
+/// v4l2_fourcc(): bindgen cannot evaluate the function-like macro.
+const fn fourcc(c: &[u8; 4]) -> u32 {
+    c[0] as u32 | (c[1] as u32) << 8 | (c[2] as u32) << 16 | (c[3] as u32) << 24
+}
+
+/// A negative errno from the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Errno(pub i32);
+
+impl std::fmt::Display for Errno {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = match -self.0 {
+            1 => "EPERM",
+            5 => "EIO",
+            12 => "ENOMEM",
+            13 => "EACCES",
+            16 => "EBUSY",
+            22 => "EINVAL",
+            28 => "ENOSPC",
+            34 => "ERANGE",
+            71 => "EPROTO",
+            75 => "EOVERFLOW",
+            110 => "ETIMEDOUT",
+            2 => "ENOENT",
+            _ => "error",
+        };
+        write!(f, "{name} ({})", self.0)
+    }
+}
+
+fn check(ret: i32) -> Result<(), Errno> {
+    if ret < 0 {
+        Err(Errno(ret))
+    } else {
+        Ok(())
+    }
+}
+
+/// Input pixel formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PixelFormat {
+    /// Planar Y, Cb, Cr.
+    I420,
+    /// Y plane, interleaved CbCr.
+    Nv12,
+}
+
+/// A completed request.
+#[derive(Clone, Debug)]
+pub struct Completed {
+    /// The access unit, Annex B.
+    pub payload: Vec<u8>,
+    /// V4L2 buffer flags (KEYFRAME, PFRAME, ERROR).
+    pub flags: u32,
+    /// 0, or the negative errno that ended the request with an error.
+    pub error: i32,
+    /// The feedback control of the request.
+    pub feedback: uapi::v4l2_ctrl_h264_encode_feedback,
+    /// Reconstruction slot of the frame.
+    pub rec_slot: u32,
+}
+
+impl Completed {
+    /// True when the frame is a key frame.
+    pub fn keyframe(&self) -> bool {
+        self.flags & uapi::V4L2_BUF_FLAG_KEYFRAME != 0
+    }
+}
+
+/// The virtual device: one encoding context.
+pub struct VirtualDevice {
+    host: Box<Host>,
+    dev: *mut uapi::vdev,
+    width: u32,
+    height: u32,
+    out_size: u32,
+}
+
+impl VirtualDevice {
+    /// Opens a context.
+    pub fn open() -> Self {
+        let mut host = Box::new(Host::default());
+        let hp = &mut *host as *mut Host as *mut c_void;
+        // SAFETY: `hp` points to the boxed host, which lives as long as the device.
+        let dev = unsafe { uapi::vdev_create(hp) };
+        assert!(!dev.is_null(), "out of memory creating the virtual device");
+        VirtualDevice {
+            host,
+            dev,
+            width: 0,
+            height: 0,
+            out_size: 0,
+        }
+    }
+
+    /// Sets the OUTPUT format (visible size, pixel format) and the frame rate.
+    pub fn set_format(
+        &mut self,
+        width: u32,
+        height: u32,
+        fmt: PixelFormat,
+        fps_num: u32,
+        fps_den: u32,
+    ) -> Result<(), Errno> {
+        let fourcc = match fmt {
+            PixelFormat::I420 => fourcc(b"YU12"),
+            PixelFormat::Nv12 => fourcc(b"NV12"),
+        };
+        // SAFETY: `dev` is valid until drop.
+        check(unsafe { uapi::vdev_set_format(self.dev, width, height, fourcc, fps_num, fps_den) })?;
+        self.width = width;
+        self.height = height;
+        // Room for the worst case of the H1 (about 400 bytes per macroblock) and headers.
+        let mbs = width.div_ceil(16) * height.div_ceil(16);
+        self.out_size = mbs * 512 + 64 * 1024;
+        Ok(())
+    }
+
+    /// Sets an integer control.
+    pub fn set_ctrl(&mut self, id: u32, value: i32) -> Result<(), Errno> {
+        // SAFETY: the pointer and size describe `value`.
+        check(unsafe {
+            uapi::vdev_set_ctrl(self.dev, id, &value as *const i32 as *const c_void, 4)
+        })
+    }
+
+    /// Sets a compound control from its C struct.
+    pub fn set_compound<T>(&mut self, id: u32, value: &T) -> Result<(), Errno> {
+        // SAFETY: the pointer and size describe `value`, a plain C struct.
+        check(unsafe {
+            uapi::vdev_set_ctrl(
+                self.dev,
+                id,
+                value as *const T as *const c_void,
+                std::mem::size_of::<T>() as u32,
+            )
+        })
+    }
+
+    /// Starts streaming: the backend configures the core and allocates its buffers.
+    pub fn start(&mut self) -> Result<(), Errno> {
+        // SAFETY: `dev` is valid.
+        check(unsafe { uapi::vdev_start(self.dev) })
+    }
+
+    /// Stops streaming; the format and controls may change afterwards.
+    pub fn stop(&mut self) {
+        // SAFETY: `dev` is valid.
+        unsafe { uapi::vdev_stop(self.dev) };
+    }
+
+    /// Changes the bit rate while streaming.
+    pub fn set_bitrate(&mut self, bitrate: u32, peak: u32) -> Result<(), Errno> {
+        // SAFETY: `dev` is valid.
+        check(unsafe { uapi::vdev_set_bitrate(self.dev, bitrate, peak) })
+    }
+
+    /// Queues one request: a source frame and its per-frame controls. Returns
+    /// the completed request; an `Err` means the request was refused.
+    pub fn encode(
+        &mut self,
+        frame: &[u8],
+        timestamp: u64,
+        params: &uapi::v4l2_ctrl_h264_encode_params,
+        rc: &uapi::v4l2_ctrl_h264_encode_rc,
+    ) -> Result<Completed, Errno> {
+        let mut out = vec![0u8; self.out_size as usize];
+        let mut res = uapi::vdev_result::default();
+        // SAFETY: all pointers are valid for the sizes given.
+        check(unsafe {
+            uapi::vdev_encode(
+                self.dev,
+                frame.as_ptr(),
+                frame.len() as u32,
+                timestamp,
+                params,
+                rc,
+                out.as_mut_ptr(),
+                out.len() as u32,
+                &mut res,
+            )
+        })?;
+        out.truncate(res.payload as usize);
+        Ok(Completed {
+            payload: out,
+            flags: res.flags,
+            error: res.error,
+            feedback: res.feedback,
+            rec_slot: res.rec_slot,
+        })
+    }
+
+    /// Returns the reconstruction of slot `slot` as I420 at the visible size.
+    pub fn recon(&mut self, slot: u32) -> Result<Vec<u8>, Errno> {
+        let mut out = vec![0u8; (self.width * self.height * 3 / 2) as usize];
+        // SAFETY: `out` is writable for its length.
+        check(unsafe {
+            uapi::vdev_read_recon(self.dev, slot, out.as_mut_ptr(), out.len() as u32)
+        })?;
+        Ok(out)
+    }
+
+    /// Arms a hardware fault for the next frame (tests of the failure paths).
+    pub fn inject(&mut self, fault: Fault) {
+        self.host.fault = fault;
+    }
+
+    /// Messages the driver logged.
+    pub fn log(&self) -> &[String] {
+        &self.host.log
+    }
+}
+
+impl Drop for VirtualDevice {
+    fn drop(&mut self) {
+        // SAFETY: `dev` came from vdev_create and is destroyed once.
+        unsafe { uapi::vdev_destroy(self.dev) };
+    }
+}
