@@ -1,6 +1,199 @@
-//! h264enc: encode YUV/Y4M files to H.264 through a stateless encoder.
+//! h264enc: encode YUV/Y4M files to H.264 through a stateless encoder: the
+//! built-in virtual H1 by default, or a V4L2 device.
+
+mod encode;
+mod hrd;
+mod input;
+mod report;
+mod stream;
+mod units;
+mod v4l2;
+mod verify;
+
+use clap::{Parser, Subcommand};
+use encode::{EncodeArgs, Profile, RcMode};
+
+#[derive(Parser)]
+#[command(
+    name = "h264enc",
+    version,
+    about = "Encode YUV/Y4M to H.264 through a stateless encoder (virtual H1 or /dev/videoN)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Encode a .y4m file, raw .yuv (with --size) or - (stdin) to an Annex B .h264 file.
+    Encode(Box<EncodeCli>),
+    /// Decode with an independent decoder, compare with a reconstruction, check the HRD.
+    Verify {
+        /// The H.264 stream.
+        stream: String,
+        /// Reconstructed frames (raw I420) the decode must equal, byte for byte.
+        #[arg(long)]
+        recon: Option<String>,
+        /// Check the stream against the Annex C HRD it signals.
+        #[arg(long)]
+        hrd: bool,
+    },
+    /// List the stateless H.264 encoders: the virtual one and /dev/video* nodes with the uAPI.
+    Devices,
+}
+
+#[derive(clap::Args)]
+struct EncodeCli {
+    /// Input: .y4m, raw .yuv (needs --size), or - for stdin (Y4M unless --size is given).
+    input: String,
+    /// Output .h264 (Annex B byte stream).
+    #[arg(short, long)]
+    output: String,
+    /// Raw input size, WxH.
+    #[arg(long, value_parser = units::parse_size)]
+    size: Option<(u32, u32)>,
+    /// Frame rate, N or N/D (raw input; overrides the Y4M header).
+    #[arg(long, value_parser = units::parse_fps)]
+    fps: Option<(u32, u32)>,
+    /// Raw input pixel format.
+    #[arg(long, value_enum, default_value = "i420")]
+    pix_fmt: PixFmt,
+    /// Rate control (default: cbr with --bitrate, else cqp).
+    #[arg(long, value_enum)]
+    rc: Option<RcMode>,
+    /// Target bit rate, bits/s (k and M suffixes).
+    #[arg(long, value_parser = units::parse_bitrate)]
+    bitrate: Option<u64>,
+    /// Peak bit rate for VBR (default 1.5 x --bitrate).
+    #[arg(long, value_parser = units::parse_bitrate)]
+    max_bitrate: Option<u64>,
+    /// HRD buffer: a bare number is milliseconds at the peak rate, k/M means bits (default 1000 ms).
+    #[arg(long, value_parser = units::parse_cpb)]
+    cpb_size: Option<units::CpbSize>,
+    /// CBR: add filler data so the stream never overflows the HRD buffer.
+    #[arg(long)]
+    filler: bool,
+    /// QP of every frame in cqp mode (default 26).
+    #[arg(long)]
+    qp: Option<u8>,
+    /// Lowest QP rate control may use.
+    #[arg(long, default_value_t = 10)]
+    qp_min: u8,
+    /// Highest QP rate control may use.
+    #[arg(long, default_value_t = 51)]
+    qp_max: u8,
+    /// Frames between IDR pictures (0: only the first).
+    #[arg(long, default_value_t = 0)]
+    gop: u32,
+    /// H.264 profile.
+    #[arg(long, value_enum, default_value = "baseline")]
+    profile: Profile,
+    /// CABAC entropy coding (main, high).
+    #[arg(long, overrides_with = "no_cabac")]
+    cabac: bool,
+    /// CAVLC entropy coding.
+    #[arg(long)]
+    no_cabac: bool,
+    /// 8x8 transform (high).
+    #[arg(long)]
+    transform_8x8: bool,
+    /// Slices per picture (cut at macroblock rows).
+    #[arg(long, default_value_t = 1)]
+    slices: u32,
+    /// Every N frames a P frame predicts from the long-term reference (0: none).
+    #[arg(long, default_value_t = 0)]
+    ltr_period: u32,
+    /// Temporal layers (1, 2 or 3; the top layer is not used for reference).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+    temporal_layers: u8,
+    /// The CLI runs rate control and passes each frame's QP (client-driven mode).
+    #[arg(long)]
+    client_rc: bool,
+    /// Encode at most N frames.
+    #[arg(long)]
+    frames: Option<u64>,
+    /// virtual, or a V4L2 node such as /dev/video0.
+    #[arg(long, default_value = "virtual")]
+    device: String,
+    /// Write the reconstructed frames (raw I420, visible size).
+    #[arg(long)]
+    recon: Option<String>,
+    /// Write per-frame statistics as JSON lines.
+    #[arg(long)]
+    stats: Option<String>,
+    /// Write a plot of bit rate, QP and CPB fullness (.svg).
+    #[arg(long)]
+    plot: Option<String>,
+    /// No progress bar and no summary.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PixFmt {
+    I420,
+    Nv12,
+}
 
 fn main() {
-    eprintln!("h264enc: the encoder is not implemented yet (see issue 6)");
-    std::process::exit(2);
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Encode(e) => {
+            let args = EncodeArgs {
+                input: e.input,
+                output: e.output.clone(),
+                size: e.size,
+                fps: e.fps,
+                layout: match e.pix_fmt {
+                    PixFmt::I420 => input::Layout::I420,
+                    PixFmt::Nv12 => input::Layout::Nv12,
+                },
+                rc: e.rc,
+                bitrate: e.bitrate,
+                max_bitrate: e.max_bitrate,
+                cpb_size: e.cpb_size,
+                filler: e.filler,
+                qp: e.qp,
+                qp_min: e.qp_min,
+                qp_max: e.qp_max,
+                gop: e.gop,
+                profile: e.profile,
+                cabac: if e.cabac {
+                    Some(true)
+                } else if e.no_cabac {
+                    Some(false)
+                } else {
+                    None
+                },
+                transform_8x8: e.transform_8x8,
+                slices: e.slices,
+                ltr_period: e.ltr_period,
+                temporal_layers: e.temporal_layers,
+                client_rc: e.client_rc,
+                frames: e.frames,
+                device: e.device,
+                recon: e.recon,
+                stats: e.stats,
+                plot: e.plot,
+                quiet: e.quiet,
+            };
+            encode::run(&args).map(|s| {
+                if e.quiet {
+                    String::new()
+                } else {
+                    s.text(&e.output)
+                }
+            })
+        }
+        Cmd::Verify { stream, recon, hrd } => verify::run(&stream, recon.as_deref(), hrd),
+        Cmd::Devices => Ok(v4l2::list()),
+    };
+    match result {
+        Ok(text) => print!("{text}"),
+        Err(e) => {
+            eprintln!("h264enc: {e}");
+            std::process::exit(1);
+        }
+    }
 }
