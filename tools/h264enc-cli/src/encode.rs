@@ -329,8 +329,11 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
                 .map_err(|e| dev_err(&format!("frame {i}"), e))?;
             if done.error != 0 {
                 return Err(format!(
-                    "frame {i} failed on the device: {}",
-                    hantro_vdev::Errno(done.error)
+                    "frame {i} failed on the device: {}{}",
+                    hantro_vdev::Errno(done.error),
+                    d.log()
+                        .last()
+                        .map_or(String::new(), |m| format!(" (driver: {})", m.trim()))
                 ));
             }
             if let Some(c) = client_rc.as_mut() {

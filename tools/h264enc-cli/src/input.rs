@@ -75,6 +75,11 @@ pub fn open(
             src.format.fps_num = n;
             src.format.fps_den = d;
         }
+        if w % 2 != 0 || h % 2 != 0 {
+            return Err(format!(
+                "{path}: {w}x{h} is odd; 4:2:0 needs even dimensions"
+            ));
+        }
         if path != "-" {
             let len = std::fs::metadata(path)
                 .map_err(|e| format!("{path}: {e}"))?

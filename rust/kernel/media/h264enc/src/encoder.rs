@@ -270,7 +270,11 @@ impl Encoder {
                     RefChoice::LongTerm => self.dpb.long_term(),
                     RefChoice::Previous => None,
                 };
-                match ltr.or_else(|| self.dpb.latest_below(decision.temporal_id)) {
+                // Right after an IDR marked long-term, that picture is also the previous one.
+                match ltr
+                    .or_else(|| self.dpb.latest_below(decision.temporal_id))
+                    .or_else(|| self.dpb.long_term())
+                {
                     Some(i) => i,
                     None => {
                         decision.ref_choice = RefChoice::Previous;
@@ -506,7 +510,10 @@ impl Encoder {
             return Err(Error::NalTableMismatch);
         }
         let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
-        if fb.qp_sum < u32::from(plan.qp_min) * mbs || fb.qp_sum > u32::from(plan.qp_max) * mbs {
+        // The H1 reports the QP sum halved: an odd sum reads back one lower.
+        if fb.qp_sum < (u32::from(plan.qp_min) * mbs) & !1
+            || fb.qp_sum > u32::from(plan.qp_max) * mbs
+        {
             return Err(Error::PlanMismatch);
         }
         let ctx = ParseContext {
