@@ -157,11 +157,14 @@ impl RateController for FrameRc {
         } else {
             // Steer the fullness before the next removal towards 5/8 of the buffer.
             let set_point = size * 5 / 8;
-            let mut t = b as i64 + (fullness as i64 - set_point as i64) / 4;
-            if !self.cfg.cbr {
-                // VBR: also repay the long-term balance against the average rate.
-                t += (self.budget as i64 - self.spent as i64) / 16;
-            }
+            let error = fullness as i64 - set_point as i64;
+            let t = if self.cfg.cbr {
+                b as i64 + error / 4
+            } else {
+                // VBR: the average comes from the long-term balance; the buffer,
+                // filled at the peak rate, may only hold spending back.
+                b as i64 + (self.budget as i64 - self.spent as i64) / 16 + error.min(0) / 4
+            };
             t.max((b / 8) as i64) as u64
         };
         // Never plan more than 7/8 of what the buffer holds: the picture must fit.

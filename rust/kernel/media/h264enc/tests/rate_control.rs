@@ -1,0 +1,234 @@
+//! Rate control: exact CPB bookkeeping on scripted feedback, and long
+//! simulations over a synthetic rate-QP model with scene cuts and a bit rate
+//! change (bitrate error, HRD conformance, QP stability).
+
+use h264enc::rc::frame::{FrameRc, FrameRcConfig};
+use h264enc::rc::hrd::Cpb;
+use h264enc::rc::{FrameInfo, FrameResult, RateController};
+
+fn cfg(bitrate: u32, cbr: bool, filler: bool) -> FrameRcConfig {
+    FrameRcConfig {
+        bitrate,
+        max_bitrate: bitrate,
+        cpb_size: bitrate,
+        fps_num: 30,
+        fps_den: 1,
+        cbr,
+        filler,
+        qp_min: 10,
+        qp_max: 51,
+        max_qp_step: 4,
+        pixels: 352 * 288,
+    }
+}
+
+#[test]
+fn cpb_follows_arrivals_and_removals_exactly() {
+    // 300 kb/s at 30 fps: 10000 bits arrive per interval; 120000-bit buffer
+    // starting half full (60000). Each removal then adds one interval.
+    let mut c = Cpb::new(120_000, 300_000, 30, 1, true, 60_000);
+    assert_eq!(c.fullness_bits(), 60_000);
+    assert_eq!(c.remove(40_000, true), 0);
+    assert_eq!(c.fullness_bits(), 60_000 - 40_000 + 10_000);
+    assert_eq!(c.remove(5_000, true), 0);
+    assert_eq!(c.fullness_bits(), 35_000);
+    // Too big: the picture is not all there at its removal time.
+    c.remove(50_000, true);
+    assert_eq!(c.underflows, 1);
+    assert_eq!(c.fullness_bits(), 10_000);
+    // Tiny pictures: the buffer would pass 120000, filler takes the excess in whole bytes.
+    let mut total_filler = 0;
+    for _ in 0..20 {
+        total_filler += c.remove(1_000, true);
+    }
+    assert!(c.fullness_bits() <= 120_000);
+    assert_eq!(c.overflows, 0);
+    // Bits in = bits out + what is stored: 10000 + 20 x 10000 = 20 x 1000 + filler + fullness.
+    assert_eq!(
+        10_000 + 20 * 10_000,
+        20 * 1_000 + total_filler + c.fullness_bits()
+    );
+    // Without filler a CBR stream overflows instead.
+    let mut c = Cpb::new(120_000, 300_000, 30, 1, true, 60_000);
+    for _ in 0..20 {
+        assert_eq!(c.remove(1_000, false), 0);
+    }
+    assert!(c.overflows > 0);
+    // VBR arrival pauses when full: no overflow.
+    let mut c = Cpb::new(120_000, 300_000, 30, 1, false, 60_000);
+    for _ in 0..20 {
+        c.remove(1_000, false);
+    }
+    assert_eq!((c.overflows, c.fullness_bits()), (0, 120_000));
+}
+
+/// A synthetic encoder: bits = complexity x 2^(-QP/6), with intra pictures 5x
+/// costlier. A complexity of 4e5 is a typical CIF P picture: 20 kbit at QP 26.
+fn synthetic_bits(complexity: f64, qp: u8, intra: bool) -> u32 {
+    let c = if intra { complexity * 5.0 } else { complexity };
+    (c * 2f64.powf(-(qp as f64) / 6.0)).round().max(200.0) as u32
+}
+
+struct Sim {
+    bits: Vec<u32>,
+    qps: Vec<u8>,
+    intra: Vec<bool>,
+    underflows: u32,
+    overflows: u32,
+}
+
+fn simulate(
+    rc: &mut FrameRc,
+    frames: usize,
+    gop: usize,
+    complexity: impl Fn(usize) -> f64,
+    mut at: impl FnMut(usize, &mut FrameRc),
+) -> Sim {
+    let mut s = Sim {
+        bits: vec![],
+        qps: vec![],
+        intra: vec![],
+        underflows: 0,
+        overflows: 0,
+    };
+    for i in 0..frames {
+        at(i, rc);
+        let intra = i % gop == 0;
+        let scene = i > 0 && complexity(i) != complexity(i - 1);
+        let plan = rc.plan(&FrameInfo {
+            intra,
+            scene_change: scene,
+            header_bits: 400,
+            ..Default::default()
+        });
+        let bits = synthetic_bits(complexity(i), plan.qp, intra) + 400;
+        let filler = rc.complete(&FrameResult {
+            intra,
+            bits,
+            qp_avg_q8: u32::from(plan.qp) * 256,
+            mbs: 396,
+        });
+        if std::env::var("RC_TRACE").is_ok() {
+            eprintln!(
+                "{i} intra={intra} qp={} target={} bits={bits} fullness={} under={}",
+                plan.qp,
+                plan.target_bits,
+                rc.cpb.fullness_bits(),
+                rc.cpb.underflows
+            );
+        }
+        s.bits.push(bits + filler);
+        s.qps.push(plan.qp);
+        s.intra.push(intra);
+        s.underflows = rc.cpb.underflows;
+        s.overflows = rc.cpb.overflows;
+    }
+    s
+}
+
+fn rate(bits: &[u32]) -> f64 {
+    bits.iter().map(|&b| b as f64).sum::<f64>() * 30.0 / bits.len() as f64
+}
+
+#[test]
+fn cbr_meets_the_rate_through_scene_cuts() {
+    let mut rc = FrameRc::new(cfg(1_000_000, true, false), 192).unwrap();
+    // Three scenes of different complexity.
+    let complexity = |i: usize| match i {
+        0..=99 => 4.0e5,
+        100..=199 => 1.2e6,
+        _ => 2.0e5,
+    };
+    let s = simulate(&mut rc, 300, 60, complexity, |_, _| {});
+    assert_eq!(s.underflows, 0, "CBR underflowed");
+    for (from, to) in [(30, 100), (130, 200), (230, 300)] {
+        let r = rate(&s.bits[from..to]);
+        let err = (r - 1e6).abs() / 1e6 * 100.0;
+        assert!(err < 5.0, "frames {from}..{to}: {r:.0} b/s, {err:.2} % off");
+    }
+    let steady = rate(&s.bits[30..]);
+    assert!(
+        (steady - 1e6).abs() / 1e6 < 0.02,
+        "whole clip after the first second: {steady:.0} b/s"
+    );
+    // QP moves at most 4 between P pictures, except at scene cuts.
+    for i in 1..300 {
+        if !s.intra[i] && !s.intra[i - 1] && ![100, 200].contains(&i) {
+            assert!(
+                (i32::from(s.qps[i]) - i32::from(s.qps[i - 1])).abs() <= 4,
+                "QP jump at {i}: {:?}",
+                &s.qps[i - 2..=i]
+            );
+        }
+    }
+}
+
+#[test]
+fn cbr_with_filler_never_overflows_and_is_exact() {
+    let mut rc = FrameRc::new(cfg(2_000_000, true, true), 192).unwrap();
+    // Nearly static content: the encoder cannot spend the budget even at QP 10.
+    let s = simulate(&mut rc, 150, 30, |_| 2.0e3, |_, _| {});
+    assert_eq!((s.underflows, s.overflows), (0, 0));
+    let r = rate(&s.bits[30..]);
+    assert!((r - 2e6).abs() / 2e6 < 0.01, "{r:.0} b/s with filler");
+}
+
+#[test]
+fn vbr_stays_under_the_peak_and_never_underflows() {
+    let mut c = cfg(800_000, false, false);
+    c.max_bitrate = 1_600_000;
+    c.cpb_size = 1_600_000;
+    let mut rc = FrameRc::new(c, 192).unwrap();
+    let s = simulate(
+        &mut rc,
+        300,
+        60,
+        |i| if i < 150 { 2.0e5 } else { 1.5e6 },
+        |_, _| {},
+    );
+    assert_eq!(s.underflows, 0);
+    let r = rate(&s.bits[30..]);
+    assert!(
+        r < 1.05 * 800_000.0,
+        "VBR average {r:.0} b/s over the 800 kb/s target"
+    );
+}
+
+#[test]
+fn recovers_after_a_bit_rate_change() {
+    let mut rc = FrameRc::new(cfg(1_000_000, true, false), 192).unwrap();
+    let s = simulate(
+        &mut rc,
+        240,
+        60,
+        |_| 6.0e5,
+        |i, rc| {
+            if i == 120 {
+                rc.set_bitrate(500_000, 500_000).unwrap();
+            }
+        },
+    );
+    assert_eq!(s.underflows, 0);
+    let after = rate(&s.bits[150..240]);
+    assert!(
+        (after - 5e5).abs() / 5e5 < 0.05,
+        "after the change: {after:.0} b/s"
+    );
+}
+
+#[test]
+fn bad_settings_are_refused() {
+    assert!(FrameRc::new(cfg(0, true, false), 192).is_err());
+    let mut c = cfg(1_000_000, true, false);
+    c.cpb_size = 1000;
+    assert!(
+        FrameRc::new(c, 192).is_err(),
+        "a CPB smaller than one frame interval"
+    );
+    let mut c = cfg(1_000_000, true, false);
+    c.qp_min = 40;
+    c.qp_max = 30;
+    assert!(FrameRc::new(c, 192).is_err());
+    let mut rc = FrameRc::new(cfg(1_000_000, true, false), 192).unwrap();
+    assert!(rc.set_bitrate(0, 0).is_err());
+}
