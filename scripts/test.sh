@@ -23,11 +23,15 @@ step "kernel-ready rules of the core"
 step "uAPI header: C, C++, one layout on -m32/-m64, no padding"
 "$here/tools/testing/uapi/check-uapi.sh"
 
+step "uAPI specification: Sphinx -W, every struct field documented"
+"$here/Documentation/userspace-api/media/check-docs.sh"
+
 step "test content is deterministic"
 "$here/tools/testing/content/check-determinism.sh"
 
-step "cargo test (workspace)"
-cargo test --workspace --release 2>&1 | tee /tmp/h264enc-cargo-test.log | grep -E '^(test result|error|failures:|---- )' || true
+step "cargo test (workspace; the control and C-API fuzzer runs ${H264ENC_FUZZ_SECONDS:=600} s)"
+export H264ENC_FUZZ_SECONDS
+cargo test --workspace --release -- --nocapture 2>&1 | tee /tmp/h264enc-cargo-test.log | grep -E '^(test result|error|failures:|---- )|^fuzz:|configurations byte-exact' || true
 if grep -qE '^test result: FAILED|^error' /tmp/h264enc-cargo-test.log || ! grep -q '^test result' /tmp/h264enc-cargo-test.log; then
 	cat /tmp/h264enc-cargo-test.log | tail -60
 	exit 1

@@ -169,6 +169,19 @@ impl VirtualDevice {
         })
     }
 
+    /// Sets a control from raw bytes (the size must be the control's).
+    pub fn set_ctrl_bytes(&mut self, id: u32, data: &[u8]) -> Result<(), Errno> {
+        // SAFETY: the pointer and size describe `data`.
+        check(unsafe {
+            uapi::vdev_set_ctrl(
+                self.dev,
+                id,
+                data.as_ptr() as *const c_void,
+                data.len() as u32,
+            )
+        })
+    }
+
     /// Starts streaming: the backend configures the core and allocates its buffers.
     pub fn start(&mut self) -> Result<(), Errno> {
         // SAFETY: `dev` is valid.
