@@ -27,7 +27,7 @@ impl Rng {
         for x in b.iter_mut() {
             let r = self.next();
             *x = match r % 8 {
-                0 | 1 | 2 => 0,
+                0..=2 => 0,
                 3 => (r >> 8) as u8 % 4,
                 4 => 0xff,
                 5 => [51u8, 52, 25, 26, 12, 13, 66, 77, 100][(r >> 8) as usize % 9],
@@ -123,7 +123,7 @@ fn fuzz_controls_driver_and_core() {
                 0 => {
                     let mut s = v4l2_ctrl_h264_sps::default();
                     rng.fill(as_bytes(&mut s));
-                    if rng.next() % 2 == 0 {
+                    if rng.next().is_multiple_of(2) {
                         // Often valid: only a few fields random.
                         s = v4l2_ctrl_h264_sps {
                             profile_idc: s.profile_idc,
@@ -144,7 +144,7 @@ fn fuzz_controls_driver_and_core() {
                 1 => {
                     let mut p = v4l2_ctrl_h264_pps::default();
                     rng.fill(as_bytes(&mut p));
-                    if rng.next() % 2 == 0 {
+                    if rng.next().is_multiple_of(2) {
                         p = v4l2_ctrl_h264_pps {
                             flags: (p.flags & 0x0107)
                                 | V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT as u16,
@@ -207,7 +207,7 @@ fn fuzz_controls_driver_and_core() {
                 }
                 _ => {}
             }
-            if rng.next() % 4 == 0 {
+            if rng.next().is_multiple_of(4) {
                 p.flags = V4L2_H264_ENCODE_FLAG_REFERENCE_TS;
                 p.reference_ts = (rng.next() % 4) * 1000;
                 p.reserved = [0; 5];
@@ -232,7 +232,7 @@ fn fuzz_controls_driver_and_core() {
             });
             let mut cfg = h264enc::config::Config::default();
             rng.fill(as_bytes(&mut cfg));
-            if rng.next() % 2 == 0 {
+            if rng.next().is_multiple_of(2) {
                 cfg = h264enc::config::Config {
                     width: 64,
                     height: 48,
@@ -261,7 +261,7 @@ fn fuzz_controls_driver_and_core() {
             }
             for _ in 0..8 {
                 let mut fp = h264enc::config::FrameParams::default();
-                if rng.next() % 2 == 0 {
+                if rng.next().is_multiple_of(2) {
                     rng.fill(as_bytes(&mut fp));
                 }
                 let mut plan = h264enc::plan::FramePlan::default();
@@ -278,7 +278,7 @@ fn fuzz_controls_driver_and_core() {
                 rng.fill(as_bytes(&mut fb));
                 let mut stream = vec![0u8; (rng.next() % 300) as usize];
                 rng.fill(&mut stream);
-                if stream.len() > 8 && rng.next() % 2 == 0 {
+                if stream.len() > 8 && rng.next().is_multiple_of(2) {
                     stream[..5].copy_from_slice(&[0, 0, 0, 1, 0x65]);
                 }
                 let nals = [stream.len() as u32, (rng.next() % 500) as u32];
