@@ -15,6 +15,7 @@
 #include <media/v4l2-ctrls.h>
 #include <media/v4l2-mem2mem.h>
 #include <media/videobuf2-dma-contig.h>
+#include <media/v4l2-h264-enc.h>
 #include "hantro.h"
 #include "hantro_hw.h"
 #include "hantro_h1_h264_regs.h"
@@ -63,8 +64,19 @@ static int hantro_h264_enc_config(struct hantro_ctx *ctx,
 
 	sps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_SPS);
 	pps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_PPS);
-	if (!sps || !pps)
+	if (!sps || !pps || v4l2_h264_enc_validate_sps(sps) ||
+	    v4l2_h264_enc_validate_pps(pps, sps))
 		return -EINVAL;
+	switch (ctx->src_fmt.pixelformat) {
+	case V4L2_PIX_FMT_NV12:
+	case V4L2_PIX_FMT_NV12M:
+	case V4L2_PIX_FMT_YUV420:
+	case V4L2_PIX_FMT_YUV420M:
+		break;
+	default:
+		/* The H1's packed 4:2:2 and RGB inputs are not wired up. */
+		return -EINVAL;
+	}
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->width = ctx->dst_fmt.width;
