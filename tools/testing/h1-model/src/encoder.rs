@@ -329,12 +329,7 @@ impl<'a> FrameCoder<'a> {
         let mut blocks = [[0i32; 16]; 16];
         let mut dc = [0i32; 16];
         for (b, blk) in blocks.iter_mut().enumerate() {
-            let (bx, by) = (b % 4 * 4, b / 4 * 4);
-            for i in 0..16 {
-                let o = (by + i / 4) * 16 + bx + i % 4;
-                blk[i] = src[o] as i32 - pred[o] as i32;
-            }
-            fdct4x4(blk);
+            *blk = residual_dct(src, &pred, b);
             dc[b] = blk[0];
             blk[0] = 0;
         }
@@ -539,11 +534,7 @@ impl<'a> FrameCoder<'a> {
         let mut cbp = 0;
         for (r, lv) in levels.iter_mut().enumerate() {
             let (bx, by) = (r % 4 * 4, r / 4 * 4);
-            for i in 0..16 {
-                let o = (by + i / 4) * 16 + bx + i % 4;
-                lv[i] = src[o] as i32 - pred[o] as i32;
-            }
-            fdct4x4(lv);
+            *lv = residual_dct(src, pred, r);
             if quant4x4(lv, qp, false, false) {
                 clamp_levels(lv);
                 cbp |= 1 << ((by / 8) * 2 + bx / 8);
@@ -1171,6 +1162,18 @@ fn clamp_levels(b: &mut [i32; 16]) {
     for v in b.iter_mut() {
         *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
     }
+}
+
+/// Residual of raster 4x4 block `r` of a macroblock, forward transformed.
+fn residual_dct(src: &[u8; 256], pred: &[u8; 256], r: usize) -> [i32; 16] {
+    let (bx, by) = (r % 4 * 4, r / 4 * 4);
+    let mut d = [0i32; 16];
+    for (i, v) in d.iter_mut().enumerate() {
+        let o = (by + i / 4) * 16 + bx + i % 4;
+        *v = src[o] as i32 - pred[o] as i32;
+    }
+    fdct4x4(&mut d);
+    d
 }
 
 /// Adds residual `d` of raster 4x4 block `r` to the prediction into `rec`.

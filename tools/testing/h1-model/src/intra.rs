@@ -15,6 +15,64 @@ fn clip(v: i32) -> u8 {
     v.clamp(0, 255) as u8
 }
 
+/// Vertical prediction of an `n` x `n` block (8-118, 8-139).
+fn vertical(n: usize, e: &Edges, out: &mut [u8]) -> bool {
+    let Some(t) = e.top else { return false };
+    for row in out.chunks_mut(n) {
+        row.copy_from_slice(&t[..n]);
+    }
+    true
+}
+
+/// Horizontal prediction of an `n` x `n` block (8-119, 8-138).
+fn horizontal(n: usize, e: &Edges, out: &mut [u8]) -> bool {
+    let Some(l) = e.left else { return false };
+    for (y, row) in out.chunks_mut(n).enumerate() {
+        row.fill(l[y]);
+    }
+    true
+}
+
+/// Plane prediction of an `n` x `n` block: `scale` is 5 for 16x16 luma (8-121)
+/// and 34 for 4:2:0 chroma (8-142, xCF = yCF = 0).
+fn plane(n: usize, scale: i32, e: &Edges, out: &mut [u8]) -> bool {
+    let (Some(t), Some(l), Some(tl)) = (e.top, e.left, e.top_left) else {
+        return false;
+    };
+    let top = |x: i32| {
+        if x < 0 {
+            tl as i32
+        } else {
+            t[x as usize] as i32
+        }
+    };
+    let left = |y: i32| {
+        if y < 0 {
+            tl as i32
+        } else {
+            l[y as usize] as i32
+        }
+    };
+    let half = n as i32 / 2;
+    let mut h = 0;
+    let mut v = 0;
+    for i in 0..half {
+        h += (i + 1) * (top(half + i) - top(half - 2 - i));
+        v += (i + 1) * (left(half + i) - left(half - 2 - i));
+    }
+    let last = n as i32 - 1;
+    let a = 16 * (left(last) + top(last));
+    let b = (scale * h + 32) >> 6;
+    let c = (scale * v + 32) >> 6;
+    for y in 0..n {
+        for x in 0..n {
+            out[y * n + x] =
+                clip((a + b * (x as i32 - (half - 1)) + c * (y as i32 - (half - 1)) + 16) >> 5);
+        }
+    }
+    true
+}
+
 /// Intra_16x16 prediction modes (Table 8-4).
 pub const I16_V: u8 = 0;
 pub const I16_H: u8 = 1;
@@ -24,18 +82,8 @@ pub const I16_PLANE: u8 = 3;
 /// Predicts a 16x16 luma block (8.3.3). Returns false when the mode's samples are unavailable.
 pub fn pred16x16(mode: u8, e: &Edges, out: &mut [u8; 256]) -> bool {
     match mode {
-        I16_V => {
-            let Some(t) = e.top else { return false };
-            for y in 0..16 {
-                out[y * 16..y * 16 + 16].copy_from_slice(&t[..16]);
-            }
-        }
-        I16_H => {
-            let Some(l) = e.left else { return false };
-            for y in 0..16 {
-                out[y * 16..y * 16 + 16].fill(l[y]);
-            }
-        }
+        I16_V => vertical(16, e, out),
+        I16_H => horizontal(16, e, out),
         I16_DC => {
             let st: u32 = e.top.map_or(0, |t| t[..16].iter().map(|&v| v as u32).sum());
             let sl: u32 = e
@@ -48,43 +96,11 @@ pub fn pred16x16(mode: u8, e: &Edges, out: &mut [u8; 256]) -> bool {
                 (false, false) => 128,
             };
             out.fill(dc as u8);
+            true
         }
-        I16_PLANE => {
-            let (Some(t), Some(l), Some(tl)) = (e.top, e.left, e.top_left) else {
-                return false;
-            };
-            let top = |x: i32| {
-                if x < 0 {
-                    tl as i32
-                } else {
-                    t[x as usize] as i32
-                }
-            };
-            let left = |y: i32| {
-                if y < 0 {
-                    tl as i32
-                } else {
-                    l[y as usize] as i32
-                }
-            };
-            let mut h = 0;
-            let mut v = 0;
-            for i in 0..8 {
-                h += (i + 1) * (top(8 + i) - top(6 - i));
-                v += (i + 1) * (left(8 + i) - left(6 - i));
-            }
-            let a = 16 * (left(15) + top(15));
-            let b = (5 * h + 32) >> 6;
-            let c = (5 * v + 32) >> 6;
-            for y in 0..16 {
-                for x in 0..16 {
-                    out[y * 16 + x] = clip((a + b * (x as i32 - 7) + c * (y as i32 - 7) + 16) >> 5);
-                }
-            }
-        }
-        _ => return false,
+        I16_PLANE => plane(16, 5, e, out),
+        _ => false,
     }
-    true
 }
 
 /// Chroma intra prediction modes (Table 7-16).
@@ -120,51 +136,9 @@ pub fn pred_chroma(mode: u8, e: &Edges, out: &mut [u8; 64]) -> bool {
                 }
             }
         }
-        CHROMA_H => {
-            let Some(l) = e.left else { return false };
-            for y in 0..8 {
-                out[y * 8..y * 8 + 8].fill(l[y]);
-            }
-        }
-        CHROMA_V => {
-            let Some(t) = e.top else { return false };
-            for y in 0..8 {
-                out[y * 8..y * 8 + 8].copy_from_slice(&t[..8]);
-            }
-        }
-        CHROMA_PLANE => {
-            let (Some(t), Some(l), Some(tl)) = (e.top, e.left, e.top_left) else {
-                return false;
-            };
-            let top = |x: i32| {
-                if x < 0 {
-                    tl as i32
-                } else {
-                    t[x as usize] as i32
-                }
-            };
-            let left = |y: i32| {
-                if y < 0 {
-                    tl as i32
-                } else {
-                    l[y as usize] as i32
-                }
-            };
-            let mut h = 0;
-            let mut v = 0;
-            for i in 0..4 {
-                h += (i + 1) * (top(4 + i) - top(2 - i));
-                v += (i + 1) * (left(4 + i) - left(2 - i));
-            }
-            let a = 16 * (left(7) + top(7));
-            let b = (34 * h + 32) >> 6;
-            let c = (34 * v + 32) >> 6;
-            for y in 0..8 {
-                for x in 0..8 {
-                    out[y * 8 + x] = clip((a + b * (x as i32 - 3) + c * (y as i32 - 3) + 16) >> 5);
-                }
-            }
-        }
+        CHROMA_H => return horizontal(8, e, out),
+        CHROMA_V => return vertical(8, e, out),
+        CHROMA_PLANE => return plane(8, 34, e, out),
         _ => return false,
     }
     true

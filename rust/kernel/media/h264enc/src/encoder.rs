@@ -15,7 +15,7 @@ use crate::math::{div_u64, mul_div};
 use crate::nal::START_CODE;
 use crate::plan::{slice_type, FramePlan, FrameStatus, HwFeedback};
 use crate::pps::PicParams;
-use crate::rc::cqp::{Client, Cqp};
+use crate::rc::cqp::Cqp;
 use crate::rc::frame::{FrameRc, FrameRcConfig};
 use crate::rc::{FrameInfo, FrameResult, RateController, Rc};
 use crate::sei::{self, SeiTiming};
@@ -180,9 +180,7 @@ impl Encoder {
                 },
                 192,
             )?),
-            (rc_mode::CLIENT, _) => Rc::Client(Client {
-                fallback_qp: cfg.qp_i,
-            }),
+            // Client mode: every picture brings its QP (checked in plan_frame).
             _ => Rc::Cqp(Cqp {
                 qp_i: cfg.qp_i,
                 qp_p: cfg.qp_p,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-//! Constant QP and client-driven QP.
+//! Constant QP, and client-driven QP (a picture's own QP wins when given).
 
 use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
 use crate::error::{Error, Result};
@@ -17,40 +17,15 @@ pub struct Cqp {
 
 impl RateController for Cqp {
     fn plan(&mut self, f: &FrameInfo) -> QpPlan {
-        let qp = if f.intra {
+        let qp = if let Some(q) = f.client_qp {
+            q.min(QP_MAX)
+        } else if f.intra {
             self.qp_i
         } else {
             self.qp_p
                 .saturating_add(f.temporal_id.saturating_mul(self.layer_offset))
                 .min(QP_MAX)
         };
-        QpPlan {
-            qp,
-            qp_min: qp,
-            qp_max: qp,
-            target_bits: 0,
-        }
-    }
-
-    fn complete(&mut self, _r: &FrameResult) -> u32 {
-        0
-    }
-
-    fn set_bitrate(&mut self, _bitrate: u32, _max_bitrate: u32) -> Result {
-        Err(Error::InvalidParam)
-    }
-}
-
-/// The client supplies each picture's QP; pictures without one get `fallback_qp`.
-#[derive(Clone, Copy, Debug)]
-pub struct Client {
-    /// QP used when a picture comes without one.
-    pub fallback_qp: u8,
-}
-
-impl RateController for Client {
-    fn plan(&mut self, f: &FrameInfo) -> QpPlan {
-        let qp = f.client_qp.unwrap_or(self.fallback_qp).min(QP_MAX);
         QpPlan {
             qp,
             qp_min: qp,

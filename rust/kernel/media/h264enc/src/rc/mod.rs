@@ -67,10 +67,8 @@ pub trait RateController {
 /// The rate controllers the encoder can run.
 #[derive(Clone, Copy, Debug)]
 pub enum Rc {
-    /// Constant QP per picture type.
+    /// Constant QP per picture type, or the client's QP of each picture.
     Cqp(cqp::Cqp),
-    /// The client gives the QP of each picture.
-    Client(cqp::Client),
     /// Frame-level CBR or VBR with an HRD model.
     Frame(frame::FrameRc),
 }
@@ -79,7 +77,6 @@ impl RateController for Rc {
     fn plan(&mut self, f: &FrameInfo) -> QpPlan {
         match self {
             Rc::Cqp(c) => c.plan(f),
-            Rc::Client(c) => c.plan(f),
             Rc::Frame(c) => c.plan(f),
         }
     }
@@ -87,7 +84,6 @@ impl RateController for Rc {
     fn complete(&mut self, r: &FrameResult) -> u32 {
         match self {
             Rc::Cqp(c) => c.complete(r),
-            Rc::Client(c) => c.complete(r),
             Rc::Frame(c) => c.complete(r),
         }
     }
@@ -95,7 +91,6 @@ impl RateController for Rc {
     fn set_bitrate(&mut self, bitrate: u32, max_bitrate: u32) -> Result {
         match self {
             Rc::Cqp(c) => c.set_bitrate(bitrate, max_bitrate),
-            Rc::Client(c) => c.set_bitrate(bitrate, max_bitrate),
             Rc::Frame(c) => c.set_bitrate(bitrate, max_bitrate),
         }
     }
