@@ -7,23 +7,13 @@
 
 #include <linux/errno.h>
 #include <linux/export.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <media/v4l2-h264-enc.h>
 
 #define V4L2_H264_ENCODE_FLAGS_ALL \
 	(V4L2_H264_ENCODE_FLAG_FORCE_IDR | V4L2_H264_ENCODE_FLAG_SCENE_CHANGE | \
 	 V4L2_H264_ENCODE_FLAG_REFERENCE_TS)
-
-static bool mem_is_zero(const void *p, size_t len)
-{
-	const u8 *b = p;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i])
-			return false;
-	return true;
-}
 
 /**
  * v4l2_h264_enc_validate_params() - validate per-frame encode parameters
@@ -39,7 +29,7 @@ int v4l2_h264_enc_validate_params(const struct v4l2_ctrl_h264_encode_params *p)
 {
 	if (p->flags & ~V4L2_H264_ENCODE_FLAGS_ALL)
 		return -EINVAL;
-	if (!mem_is_zero(p->reserved, sizeof(p->reserved)))
+	if (memchr_inv(p->reserved, 0, sizeof(p->reserved)))
 		return -EINVAL;
 	if (!(p->flags & V4L2_H264_ENCODE_FLAG_REFERENCE_TS) && p->reference_ts)
 		return -EINVAL;
@@ -61,7 +51,7 @@ int v4l2_h264_enc_validate_rc(const struct v4l2_ctrl_h264_encode_rc *rc)
 {
 	if (rc->flags & ~V4L2_H264_ENCODE_RC_FLAG_QP)
 		return -EINVAL;
-	if (!mem_is_zero(rc->reserved, sizeof(rc->reserved)))
+	if (memchr_inv(rc->reserved, 0, sizeof(rc->reserved)))
 		return -EINVAL;
 	if (rc->qp > 51)
 		return -EINVAL;

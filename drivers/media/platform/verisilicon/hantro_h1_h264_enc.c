@@ -315,9 +315,9 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 			   H1_H264_REG_ENC_CTRL0);
 	vepu_write_relaxed(vpu, H1_H264_CTRL1_FRAME_NUM(plan->frame_num) |
 			   H1_H264_CTRL1_PPS_ID(0), H1_H264_REG_ENC_CTRL1);
-	vepu_write_relaxed(vpu,
-			   H1_H264_CTRL2_DEBLOCKING_FILTER_MODE(cfg->disable_deblocking_filter_idc) |
-			   H1_H264_CTRL2_SLICE_SIZE(cfg->slice_mb_rows) |
+	vepu_write_relaxed(vpu, H1_H264_CTRL2_SLICE_SIZE(cfg->slice_mb_rows) |
+			   H1_H264_CTRL2_DEBLOCKING_FILTER_MODE
+				(cfg->disable_deblocking_filter_idc) |
 			   H1_H264_CTRL2_STREAM_MODE |
 			   (cfg->entropy_cabac ? H1_H264_CTRL2_ENTROPY_CABAC |
 			    H1_H264_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |

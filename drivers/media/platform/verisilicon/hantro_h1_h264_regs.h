@@ -28,8 +28,9 @@
 #define H1_H264_REG_ENC_CTRL			0x038
 #define     H1_H264_ENC_CTRL_EN			BIT(0)
 #define     H1_H264_ENC_CTRL_MODE_H264		(3 << 1)
-#define     H1_H264_ENC_CTRL_PIC_INTER		(0 << 3)
-#define     H1_H264_ENC_CTRL_PIC_INTRA		(1 << 3)
+#define     H1_H264_ENC_CTRL_PIC(x)		(((x) & 0x3) << 3)
+#define     H1_H264_ENC_CTRL_PIC_INTER		H1_H264_ENC_CTRL_PIC(0)
+#define     H1_H264_ENC_CTRL_PIC_INTRA		H1_H264_ENC_CTRL_PIC(1)
 #define     H1_H264_ENC_CTRL_HEIGHT(x)		((x) << 10)
 #define     H1_H264_ENC_CTRL_WIDTH(x)		((x) << 19)
 #define     H1_H264_ENC_CTRL_NAL_MODE		BIT(29)

@@ -54,6 +54,18 @@ static inline void kfree(const void *p)
 	free((void *)p);
 }
 
+/* The first byte of @p that is not @c, or NULL (lib/string.c). */
+static inline void *memchr_inv(const void *p, int c, size_t n)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != (u8)c)
+			return (void *)(b + i);
+	return NULL;
+}
+
 void *dma_alloc_coherent(struct device *dev, size_t size, dma_addr_t *dma, gfp_t gfp);
 void dma_free_coherent(struct device *dev, size_t size, void *cpu, dma_addr_t dma);
 
