@@ -13,6 +13,7 @@
 #   rustc           Debian's rustc 1.63, the toolchain of Linux 6.1's CONFIG_RUST:
 #                   the kernel core must compile with it
 #   gcc-multilib    -m32 builds that prove the uAPI structs have one layout
+#   valgrind        counts the core's instructions per frame (callgrind)
 #   python3-sphinx  builds the uAPI specification with warnings as errors
 #   libclang-dev    bindgen: the Rust side of the virtual device takes the uAPI
 #                   structs from the C headers, not from hand-written copies
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib libclang-dev python3-sphinx; do
+for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib libclang-dev python3-sphinx valgrind; do
 	have "$p" || need_pkgs+=("$p")
 done
 

@@ -20,6 +20,9 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "kernel-ready rules of the core"
 "$here/scripts/check-core.sh"
 
+step "per-frame cost of the core"
+"$here/scripts/bench-core.sh"
+
 step "uAPI header: C, C++, one layout on -m32/-m64, no padding"
 "$here/tools/testing/uapi/check-uapi.sh"
 

@@ -151,3 +151,55 @@ pub fn psnr_y(a: &[u8], b: &[u8], width: usize, height: usize) -> f64 {
         10.0 * (255.0 * 255.0 / mse).log10()
     }
 }
+
+/// Syntax elements of a stream as ffmpeg's `trace_headers` bitstream filter
+/// reads them: (name, value) in stream order, from an independent parser.
+pub fn trace_headers(stream: &[u8]) -> Result<Vec<(String, i64)>, String> {
+    let dir = std::env::temp_dir().join(format!(
+        "h264-oracle-trace-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let f = dir.join("s.h264");
+    std::fs::write(&f, stream).map_err(|e| e.to_string())?;
+    let out = Command::new("ffmpeg")
+        .args(["-nostdin", "-f", "h264", "-i"])
+        .arg(&f)
+        .args(["-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+        .output()
+        .map_err(|e| format!("cannot run ffmpeg: {e}"))?;
+    let _ = std::fs::remove_dir_all(&dir);
+    if !out.status.success() {
+        return Err(format!(
+            "ffmpeg trace_headers failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let mut v = Vec::new();
+    for line in String::from_utf8_lossy(&out.stderr).lines() {
+        // "[trace_headers @ 0x..] 24          level_idc        00001100 = 12"
+        let Some(rest) = line
+            .strip_prefix("[trace_headers @ ")
+            .and_then(|l| l.split_once("] "))
+            .map(|x| x.1)
+        else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(pos), Some(name)) = (words.next(), words.next()) else {
+            continue;
+        };
+        if pos.parse::<u64>().is_err() {
+            continue;
+        }
+        let Some(value) = rest
+            .rsplit_once(" = ")
+            .and_then(|(_, x)| x.trim().parse::<i64>().ok())
+        else {
+            continue;
+        };
+        v.push((name.to_string(), value));
+    }
+    Ok(v)
+}
