@@ -6,6 +6,7 @@ use crate::inter::{mc_chroma, mc_luma, sad, satd, RefPlane};
 use crate::intra::{self, Edges};
 use crate::mvpred::{self, BlockMotion, Neighbour, Shape};
 use crate::picture::Planes;
+use crate::ratectl::InFrameRc;
 use crate::tables::{chroma_qp, BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
 use crate::transform::*;
 
@@ -23,6 +24,8 @@ pub struct FrameParams {
     pub disable_qpel: bool,
     /// Search range of the integer motion search, in samples (horizontal, vertical).
     pub search_range: [i32; 2],
+    /// In-frame rate control (checkpoints, MAD) as programmed.
+    pub inframe: InFrameRc,
 }
 
 /// What a macroblock left for its neighbours (CAVLC contexts, intra modes, deblocking).
@@ -69,6 +72,8 @@ pub struct FrameCoder<'a> {
     /// Per 4x4 block motion of the picture.
     pub motion: Vec<BlockMotion>,
     pub stats: FrameStats,
+    /// In-frame rate control state, with the checkpoint results.
+    pub rc: InFrameRc,
     mb_w: usize,
     mb_h: usize,
 }
@@ -120,6 +125,7 @@ impl<'a> FrameCoder<'a> {
                 mb_w * mb_h * 16
             ],
             stats: FrameStats::default(),
+            rc: p.inframe.clone(),
             mb_w,
             mb_h,
         }
@@ -135,6 +141,8 @@ impl<'a> FrameCoder<'a> {
         let mut slices = Vec::new();
         let mut first_row = 0;
         let mut slice_idx = 0;
+        let mut bits_done = 0u64;
+        let mut mb_count = 0u32;
         while first_row < self.mb_h {
             let last_row = (first_row + rows).min(self.mb_h);
             let mut bw = BitWriter::new();
@@ -142,12 +150,15 @@ impl<'a> FrameCoder<'a> {
             let mut qp_prev = self.p.qp;
             for mby in first_row..last_row {
                 for mbx in 0..self.mb_w {
+                    self.rc.before_mb(mb_count, bits_done + bw.bit_len() as u64);
+                    mb_count += 1;
                     self.code_mb(&mut bw, slice_idx, mbx, mby, &mut skip_run, &mut qp_prev);
                 }
             }
             if skip_run > 0 {
                 bw.ue(skip_run);
             }
+            bits_done += bw.bit_len() as u64;
             slices.push(SliceData {
                 first_mb: first_row * self.mb_w,
                 data: bw,
@@ -181,7 +192,7 @@ impl<'a> FrameCoder<'a> {
         skip_run: &mut u32,
         qp_prev: &mut i32,
     ) {
-        let qp = self.p.qp.clamp(self.p.qp_min, self.p.qp_max);
+        let qp = self.rc.base_qp(self.p.qp, self.p.qp_min, self.p.qp_max);
         let lam = lambda(qp);
         let (x, y) = (mbx as i32, mby as i32);
         let idx = mby * self.mb_w + mbx;
@@ -236,6 +247,9 @@ impl<'a> FrameCoder<'a> {
                     }
                 }
                 if inter_cost <= intra_cost {
+                    // Well-predicted macroblocks may get the MAD adjustment.
+                    let sad_pred = sad(&src, 16, &pred, 16, 16, 16);
+                    let qp = self.rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
                     let luma = self.code_luma_inter(&src, &pred, qp);
                     let chroma = self.code_chroma(x, y, qp, false, Some((refp, mv)), None);
                     bw.ue(*skip_run);

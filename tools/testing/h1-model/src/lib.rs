@@ -20,6 +20,7 @@ pub mod intra;
 pub mod memory;
 pub mod mvpred;
 pub mod picture;
+pub mod ratectl;
 pub mod regs;
 pub mod slice;
 pub mod tables;
@@ -160,6 +161,7 @@ impl H1 {
                     r => r as i32,
                 },
             ],
+            inframe: ratectl::InFrameRc::from_regs(regs),
         };
         if regs.read(ENC_CTRL2) & (CTRL2_ENTROPY_CABAC | CTRL2_TRANS8X8) != 0 {
             // CABAC and the 8x8 transform are not modelled yet.
@@ -295,7 +297,7 @@ impl H1 {
             RLC_CTRL,
             (regs.read(RLC_CTRL) & !RLC_SUM_MASK) | ((stats.rlc_count / 4) & RLC_SUM_MASK),
         );
-        regs.write(MB_CTRL, regs.read(MB_CTRL) & !MB_CNT_OUT_MASK);
+        coder.rc.write_back(regs);
         let c5 = regs.read(ENC_CTRL5) & !(0xff << CTRL5_COMPLETE_SLICES_SHIFT);
         regs.write(
             ENC_CTRL5,

@@ -94,6 +94,13 @@ pub const QP_VAL_MIN_SHIFT: u32 = 14;
 pub const QP_VAL_MAX_SHIFT: u32 = 20;
 pub const QP_VAL_LUM_SHIFT: u32 = 26;
 
+/// CHECKPOINT(i): checkpoint targets and results, two per register (even index in the upper half).
+pub const CHECKPOINT_BASE: usize = 0x070;
+/// CHKPT_WORD_ERR(i): word-error thresholds, two per register, signed 16-bit.
+pub const CHKPT_WORD_ERR_BASE: usize = 0x084;
+/// CHKPT_DELTA_QP: seven signed 4-bit QP deltas.
+pub const CHKPT_DELTA_QP: usize = 0x090;
+
 pub const RLC_CTRL: usize = 0x094;
 pub const RLC_SUM_MASK: u32 = 0x7f_ffff;
 pub const RLC_STR_OFFS_SHIFT: u32 = 23;

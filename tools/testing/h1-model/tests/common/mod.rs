@@ -2,6 +2,7 @@
 //! frames, and checks streams with independent decoders.
 #![allow(dead_code)]
 
+#[allow(unused_imports)]
 pub use h264_oracle::{clip, ffmpeg_decode, first_diff, openh264_decode};
 use h264enc::pps::PicParams;
 use h264enc::sps::{Crop, SeqParams};
@@ -22,6 +23,8 @@ pub struct Config {
     pub chroma_qp_offset: i32,
     pub alpha: i32,
     pub beta: i32,
+    /// Extra register writes after the standard programming (offset, value).
+    pub extra_regs: Vec<(usize, u32)>,
 }
 
 impl Default for Config {
@@ -38,6 +41,7 @@ impl Default for Config {
             chroma_qp_offset: 0,
             alpha: 0,
             beta: 0,
+            extra_regs: Vec::new(),
         }
     }
 }
@@ -49,6 +53,10 @@ pub struct Encoded {
     pub recon: Vec<u8>,
     /// Feedback registers of each frame and what the model coded.
     pub feedback: Vec<Feedback>,
+    /// QP_Y of every macroblock of every frame.
+    pub mb_qps: Vec<Vec<u8>>,
+    /// The register file after each frame.
+    pub regs_after: Vec<Registers>,
 }
 
 /// The feedback registers of one frame beside the model's own counts.
@@ -122,6 +130,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let mut h1 = H1;
     let mut recon = Vec::new();
     let mut feedback = Vec::new();
+    let mut mb_qps = Vec::new();
+    let mut regs_after = Vec::new();
     let mut frame_num = 0u32;
     let mut idr_id = 0u32;
     for f in 0..frames {
@@ -205,6 +215,9 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
                 | ((mh as u32) << ENC_CTRL_HEIGHT_SHIFT)
                 | ENC_CTRL_NAL_MODE,
         );
+        for &(off, v) in &cfg.extra_regs {
+            r.write(off, v);
+        }
         let rep = h1.run(&mut r, &mut mem);
         assert_eq!(
             r.read(INTERRUPT) & !IRQ_BIT,
@@ -245,6 +258,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
                 mh.div_ceil(cfg.slice_rows as usize) as u32
             },
         });
+        mb_qps.push(rep.mb_qps.clone());
+        regs_after.push(r.clone());
         // Reconstruction, cropped, as I420.
         let ly = mem.buffer(cur.0).unwrap();
         let lc = mem.buffer(cur.1).unwrap();
@@ -268,5 +283,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         stream,
         recon,
         feedback,
+        mb_qps,
+        regs_after,
     }
 }
