@@ -34,7 +34,7 @@ pub struct InFrameRc {
 /// Reads half `i` of a pair register: even indices in the upper half.
 fn half(regs: &Registers, base: usize, i: usize) -> u32 {
     let r = regs.read(base + (i / 2) * 4);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         r >> 16
     } else {
         r & 0xffff
@@ -68,7 +68,11 @@ impl InFrameRc {
     /// macroblock data written so far; at a checkpoint, records the result and
     /// picks the QP delta from the error against the target.
     pub fn before_mb(&mut self, mb: u32, bits: u64) {
-        if self.distance == 0 || mb == 0 || mb % self.distance != 0 || self.reached >= CHECKPOINTS {
+        if self.distance == 0
+            || mb == 0
+            || !mb.is_multiple_of(self.distance)
+            || self.reached >= CHECKPOINTS
+        {
             return;
         }
         let words = (bits / 32) as i64;

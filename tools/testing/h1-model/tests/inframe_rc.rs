@@ -69,7 +69,7 @@ fn checkpoints_step_the_qp_up_the_ladder() {
             &qps[..40]
         );
         assert!(
-            qps[distance as usize + 5..].iter().any(|&q| q == 33),
+            qps[distance as usize + 5..].contains(&33),
             "frame {f}: no macroblock at QP 33"
         );
         assert!(qps.iter().all(|&q| q == 30 || q == 33));
