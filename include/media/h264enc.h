@@ -355,9 +355,37 @@ struct h264enc_frame_plan {
    */
   uint8_t with_parameter_sets;
   /**
+   * MAD threshold per sample of the in-frame control; 0 for none.
+   */
+  uint8_t mad_threshold;
+  /**
+   * QP added to macroblocks under the MAD threshold.
+   */
+  int8_t mad_qp_adjust;
+  /**
    * Must be zero.
    */
-  uint8_t reserved[3];
+  uint8_t reserved;
+  /**
+   * Macroblocks between checkpoints of the in-frame control; 0 for none.
+   */
+  uint16_t checkpoint_distance;
+  /**
+   * Cumulative checkpoint targets, 32-bit words.
+   */
+  uint16_t checkpoint_targets[H264ENC_CHECKPOINTS];
+  /**
+   * Word-error thresholds of the QP-delta ladder, ascending.
+   */
+  int16_t checkpoint_word_err[6];
+  /**
+   * QP deltas of the seven error ranges.
+   */
+  int8_t checkpoint_delta_qp[7];
+  /**
+   * Must be zero.
+   */
+  uint8_t reserved2[3];
 };
 
 /**
@@ -385,7 +413,7 @@ struct h264enc_hw_feedback {
    */
   uint32_t slices;
   /**
-   * Checkpoint results, bits.
+   * Checkpoint results, bits of macroblock data at each checkpoint reached.
    */
   uint32_t checkpoints[H264ENC_CHECKPOINTS];
 };

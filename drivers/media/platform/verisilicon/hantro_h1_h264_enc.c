@@ -286,6 +286,31 @@ static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
 	return 0;
 }
 
+/* Programs the in-frame rate control: checkpoint ladder and MAD adjustment. */
+static void hantro_h264_enc_set_inframe_rc(struct hantro_dev *vpu,
+					   const struct h264enc_frame_plan *plan)
+{
+	u32 pair[5] = { 0 }, err[3] = { 0 }, delta = 0;
+	unsigned int i;
+
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
+		pair[i / 2] |= (u32)plan->checkpoint_targets[i] <<
+			       H1_H264_CHECKPOINT_SHIFT(i);
+	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_word_err); i++)
+		err[i / 2] |= ((u32)plan->checkpoint_word_err[i] & 0xffff) <<
+			      H1_H264_CHECKPOINT_SHIFT(i);
+	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_delta_qp); i++)
+		delta |= H1_H264_CHKPT_DELTA_QP(i, (u32)plan->checkpoint_delta_qp[i]);
+	for (i = 0; i < ARRAY_SIZE(pair); i++)
+		vepu_write_relaxed(vpu, pair[i], H1_H264_REG_CHECKPOINT(2 * i));
+	for (i = 0; i < ARRAY_SIZE(err); i++)
+		vepu_write_relaxed(vpu, err[i], H1_H264_REG_CHKPT_WORD_ERR(2 * i));
+	vepu_write_relaxed(vpu, delta, H1_H264_REG_CHKPT_DELTA_QP);
+	vepu_write_relaxed(vpu, H1_H264_MAD_THRESHOLD(plan->mad_threshold) |
+			   H1_H264_MAD_QP_ADJUST((u32)plan->mad_qp_adjust),
+			   H1_H264_REG_MAD_CTRL);
+}
+
 /* Programs the slice header and coding registers from the core's plan. */
 static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 				       struct hantro_ctx *ctx,
@@ -325,7 +350,10 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 			   H1_H264_REG_ENC_CTRL2);
 	vepu_write_relaxed(vpu, H1_H264_QP_VAL_LUM(plan->qp) |
 			   H1_H264_QP_VAL_MIN(plan->qp_min) |
-			   H1_H264_QP_VAL_MAX(plan->qp_max), H1_H264_REG_QP_VAL);
+			   H1_H264_QP_VAL_MAX(plan->qp_max) |
+			   H1_H264_QP_VAL_CHECKPOINT_DISTAN(plan->checkpoint_distance),
+			   H1_H264_REG_QP_VAL);
+	hantro_h264_enc_set_inframe_rc(vpu, plan);
 	ext = H1_H264_EXT_NAL_REF_IDC(plan->nal_ref_idc) |
 	      H1_H264_EXT_LOG2_MAX_FRAME_NUM_M4(cfg->log2_max_frame_num_minus4) |
 	      (cfg->poc_type == 0 ? H1_H264_EXT_POC_TYPE0 |
@@ -446,6 +474,7 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	size_t size = vb2_plane_size(&dst->vb2_buf, 0);
 	const u32 *table = enc->nal_table.cpu;
 	u32 max_nals = enc->nal_table.size / 4 - 1, nals = 0, payload;
+	u32 i, wrap, prev;
 	int ret;
 
 	if (!enc->pending)
@@ -456,6 +485,16 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	hw.rlc_count = H1_H264_RLC_SUM(vepu_read(vpu, H1_H264_REG_RLC_CTRL)) * 4;
 	hw.mad_count = H1_H264_MB_CNT_OUT(vepu_read(vpu, H1_H264_REG_MB_CTRL));
 	hw.slices = H1_H264_CTRL5_COMPLETE_SLICES(vepu_read(vpu, H1_H264_REG_ENC_CTRL5));
+	for (i = 0, wrap = 0, prev = 0; i < H264ENC_CHECKPOINTS; i++) {
+		u32 words = (vepu_read(vpu, H1_H264_REG_CHECKPOINT(i)) >>
+			     H1_H264_CHECKPOINT_SHIFT(i)) & 0xffff;
+
+		/* Results are cumulative: a smaller one means the field wrapped. */
+		if (words < prev)
+			wrap += 0x10000;
+		prev = words;
+		hw.checkpoints[i] = (words + wrap) * 32;
+	}
 	while (nals < max_nals && table[nals])
 		nals++;
 

@@ -70,10 +70,20 @@
 #define H1_H264_REG_STR_BUF_LIMIT		0x060
 #define H1_H264_REG_MAD_CTRL			0x064
 #define     H1_H264_MAD_QP_SUM_DIV2(x)		((x) & 0x1fffff)
+#define     H1_H264_MAD_THRESHOLD(x)		(((x) & 0x3f) << 22)
+#define     H1_H264_MAD_QP_ADJUST(x)		(((x) & 0xf) << 28)
 #define H1_H264_REG_QP_VAL			0x06c
+#define     H1_H264_QP_VAL_CHECKPOINT_DISTAN(x)	((x) & 0xfff)
 #define     H1_H264_QP_VAL_MIN(x)		(((x) & 0x3f) << 14)
 #define     H1_H264_QP_VAL_MAX(x)		(((x) & 0x3f) << 20)
 #define     H1_H264_QP_VAL_LUM(x)		(((x) & 0x3f) << 26)
+/* Checkpoint targets and results, two per register, even index in bits 31:16. */
+#define H1_H264_REG_CHECKPOINT(i)		(0x070 + ((i) / 2) * 4)
+#define     H1_H264_CHECKPOINT_SHIFT(i)		(((i) & 1) ? 0 : 16)
+/* Word-error thresholds, signed 16-bit, paired like the checkpoints. */
+#define H1_H264_REG_CHKPT_WORD_ERR(i)		(0x084 + ((i) / 2) * 4)
+#define H1_H264_REG_CHKPT_DELTA_QP		0x090
+#define     H1_H264_CHKPT_DELTA_QP(i, x)	(((x) & 0xf) << ((i) * 4))
 #define H1_H264_REG_RLC_CTRL			0x094
 #define     H1_H264_RLC_SUM(x)			((x) & 0x7fffff)
 #define     H1_H264_RLC_STR_OFFS(x)		(((x) & 0x3f) << 23)

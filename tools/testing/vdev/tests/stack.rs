@@ -114,6 +114,17 @@ fn cbr_with_filler_signals_hrd_and_decodes() {
     });
     let run = encode(&mut d, &yuv, |_| None);
     assert_decodes(&run, "cbr");
+    // The H1's in-frame control moved the QP inside pictures: averages off the integer grid.
+    let mixed = run
+        .done
+        .iter()
+        .filter(|c| c.feedback.qp_avg_q8 % 256 != 0)
+        .count();
+    assert!(mixed > 0, "no picture with macroblocks at different QPs");
+    assert!(
+        run.done.iter().skip(1).any(|c| c.feedback.mad_count > 0),
+        "no macroblock under the MAD threshold"
+    );
     for c in &run.done {
         assert_eq!(
             c.feedback.flags

@@ -368,6 +368,37 @@ fn hardware_failures_end_the_frame_and_the_stream_continues() {
 }
 
 #[test]
+fn checkpoint_results_that_are_not_cumulative_are_refused() {
+    let yuv = clip("meadow", W as usize, H as usize, 6);
+    let mut d = VirtualDevice::open();
+    d.set_format(W, H, PixelFormat::I420, 30, 1).unwrap();
+    d.set_ctrl(
+        V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+        V4L2_MPEG_VIDEO_BITRATE_MODE_CBR as i32,
+    )
+    .unwrap();
+    d.set_ctrl(V4L2_CID_MPEG_VIDEO_BITRATE, 250_000).unwrap();
+    d.start().unwrap();
+    let fl = (W * H * 3 / 2) as usize;
+    let mut stream = Vec::new();
+    for (i, f) in yuv.chunks(fl).enumerate() {
+        if i == 3 {
+            d.inject(Fault::BadCheckpoints);
+        }
+        let c = d
+            .encode(f, i as u64, &Default::default(), &Default::default())
+            .unwrap();
+        if i == 3 {
+            assert_eq!(c.error, -71, "feedback checkpoints that go down");
+        } else {
+            assert_eq!(c.error, 0);
+            stream.extend_from_slice(&c.payload);
+        }
+    }
+    ffmpeg_decode(&stream).unwrap();
+}
+
+#[test]
 fn a_reference_that_no_longer_exists_is_refused() {
     let mut d = started();
     let f = frame();

@@ -17,6 +17,7 @@ use crate::plan::{slice_type, FramePlan, FrameStatus, HwFeedback};
 use crate::pps::PicParams;
 use crate::rc::cqp::Cqp;
 use crate::rc::frame::{FrameRc, FrameRcConfig};
+use crate::rc::inframe::{InFrameLearner, InFramePlan};
 use crate::rc::{FrameInfo, FrameResult, RateController, Rc};
 use crate::sei::{self, SeiTiming};
 use crate::slice_header::{self, ParseContext};
@@ -35,6 +36,7 @@ struct Pending {
     decision: Decision,
     timestamp: u64,
     header_bits: u32,
+    inframe: InFramePlan,
 }
 
 /// Running totals, for the driver's statistics.
@@ -67,6 +69,10 @@ pub struct Encoder {
     pending: Option<Pending>,
     /// The SPS changed (new HRD): the next picture must be an IDR.
     force_idr: bool,
+    /// The hardware's in-frame control, learned from its statistics.
+    inframe: InFrameLearner,
+    /// Bytes of the SPS and PPS NAL units.
+    param_sets_bytes: u16,
     stats: Stats,
 }
 
@@ -202,6 +208,8 @@ impl Encoder {
             frames_since_bp: 0,
             pending: None,
             force_idr: false,
+            inframe: InFrameLearner::default(),
+            param_sets_bytes: Self::measure_param_sets(&sps, &pps)?,
             stats: Stats::default(),
         })
     }
@@ -322,6 +330,7 @@ impl Encoder {
             decision,
             timestamp: p.timestamp,
             header_bits: 0,
+            inframe: InFramePlan::default(),
         });
         let header_bits = self.header_len()? as u32 * 8;
         let info = FrameInfo {
@@ -344,18 +353,78 @@ impl Encoder {
         plan.qp_min = q.qp_min;
         plan.qp_max = q.qp_max;
         plan.target_bits = q.target_bits;
+        let mut inframe = InFramePlan::default();
+        if let Rc::Frame(_) = self.rc {
+            let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+            inframe = self.inframe.plan(
+                q.target_bits.saturating_sub(header_bits),
+                mbs,
+                !decision.idr,
+            );
+        }
+        plan.checkpoint_distance = inframe.distance;
+        plan.checkpoint_targets = inframe.targets;
+        plan.checkpoint_word_err = inframe.word_err;
+        plan.checkpoint_delta_qp = inframe.delta_qp;
+        plan.mad_threshold = inframe.mad_threshold;
+        plan.mad_qp_adjust = inframe.mad_qp_adjust;
         self.pending = Some(Pending {
             plan,
             decision,
             timestamp: p.timestamp,
             header_bits,
+            inframe,
         });
         Ok(plan)
     }
 
+    /// Size of the headers of the planned frame, without writing the parameter
+    /// sets (their size is known since they last changed).
     fn header_len(&self) -> Result<usize> {
-        let mut scratch = [0u8; MAX_HEADER_BYTES];
-        self.write_headers(&mut scratch)
+        let pending = self.pending.as_ref().ok_or(Error::BadState)?;
+        let plan = &pending.plan;
+        let mut scratch = [0u8; 96];
+        let mut n = 0;
+        if self.cfg.aud != 0 {
+            n += sei::write_aud(&mut scratch, plan.idr != 0)?;
+        }
+        if plan.with_parameter_sets != 0 {
+            n += usize::from(self.param_sets_bytes);
+        }
+        if let Some(t) = self.sei_timing(plan) {
+            n += sei::write_timing_sei(&mut scratch, &t)?;
+        }
+        Ok(n)
+    }
+
+    /// The HRD timing SEI of a picture, when the stream signals an HRD.
+    fn sei_timing(&self, plan: &FramePlan) -> Option<SeiTiming> {
+        match &self.rc {
+            Rc::Frame(f) => Some(SeiTiming {
+                sps_id: 0,
+                buffering_period: if plan.idr != 0 {
+                    Some((f.cpb.initial_removal_delay(), 0))
+                } else {
+                    None
+                },
+                cpb_removal_delay: if self.stats.frames == 0 {
+                    0
+                } else {
+                    2 * self.frames_since_bp
+                },
+                dpb_output_delay: 0,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Bytes of the SPS and PPS NAL units as they are now.
+    // A frame of its own: its scratch must not add to the callers' stack frames.
+    #[inline(never)]
+    fn measure_param_sets(sps: &SeqParams, pps: &PicParams) -> Result<u16> {
+        let mut scratch = [0u8; 192];
+        let n = sps.write_nal(&mut scratch)? + pps.write_nal(&mut scratch)?;
+        u16::try_from(n).map_err(|_| Error::Overflow)
     }
 
     /// Writes the NAL units the core puts before the planned frame's slices:
@@ -375,22 +444,8 @@ impl Encoder {
                 .pps
                 .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?;
         }
-        if let Rc::Frame(f) = &self.rc {
-            let timing = SeiTiming {
-                sps_id: 0,
-                buffering_period: if plan.idr != 0 {
-                    Some((f.cpb.initial_removal_delay(), 0))
-                } else {
-                    None
-                },
-                cpb_removal_delay: if self.stats.frames == 0 {
-                    0
-                } else {
-                    2 * self.frames_since_bp
-                },
-                dpb_output_delay: 0,
-            };
-            n += sei::write_timing_sei(out.get_mut(n..).ok_or(Error::NoSpace)?, &timing)?;
+        if let Some(t) = self.sei_timing(plan) {
+            n += sei::write_timing_sei(out.get_mut(n..).ok_or(Error::NoSpace)?, &t)?;
         }
         Ok(n)
     }
@@ -447,6 +502,14 @@ impl Encoder {
             self.frames_since_bp = self.frames_since_bp.saturating_add(1);
         }
         let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+        let payload_target = plan.target_bits.saturating_sub(pending.header_bits);
+        self.inframe.learn(
+            &pending.inframe,
+            payload_target,
+            fb.stream_bits,
+            fb.mad_count,
+            mbs,
+        );
         let au_bits = pending.header_bits.saturating_add(fb.stream_bits);
         let qp_avg_q8 = div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32;
         let filler_bits = self.rc.complete(&FrameResult {
@@ -512,6 +575,16 @@ impl Encoder {
         if fb.qp_sum < (u32::from(plan.qp_min) * mbs) & !1
             || fb.qp_sum > u32::from(plan.qp_max) * mbs
         {
+            return Err(Error::PlanMismatch);
+        }
+        // In-frame statistics: results grow and stay within the bits written.
+        let reached = pending.inframe.reached(mbs);
+        let results = fb.checkpoints.get(..reached).ok_or(Error::PlanMismatch)?;
+        let grows = results.windows(2).all(|w| w.first() <= w.get(1));
+        if !grows || results.last().map_or(false, |&r| r > fb.stream_bits) {
+            return Err(Error::PlanMismatch);
+        }
+        if fb.mad_count > mbs || (pending.inframe.mad_threshold == 0 && fb.mad_count != 0) {
             return Err(Error::PlanMismatch);
         }
         let ctx = ParseContext {
@@ -594,6 +667,7 @@ impl Encoder {
         let signalled = hrd.bit_rate().min(u64::from(u32::MAX)) as u32;
         self.rc.set_bitrate(bitrate.min(signalled), signalled)?;
         self.sps.nal_hrd = Some(hrd);
+        self.param_sets_bytes = Self::measure_param_sets(&self.sps, &self.pps)?;
         self.cfg.bitrate = bitrate;
         self.cfg.max_bitrate = peak;
         // New HRD parameters mean a new SPS, which only an IDR picture may activate.

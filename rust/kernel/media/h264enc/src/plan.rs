@@ -55,8 +55,22 @@ pub struct FramePlan {
     pub qp_max: u8,
     /// 1 when the core writes SPS and PPS in front of this picture.
     pub with_parameter_sets: u8,
+    /// MAD threshold per sample of the in-frame control; 0 for none.
+    pub mad_threshold: u8,
+    /// QP added to macroblocks under the MAD threshold.
+    pub mad_qp_adjust: i8,
     /// Must be zero.
-    pub reserved: [u8; 3],
+    pub reserved: u8,
+    /// Macroblocks between checkpoints of the in-frame control; 0 for none.
+    pub checkpoint_distance: u16,
+    /// Cumulative checkpoint targets, 32-bit words.
+    pub checkpoint_targets: [u16; H264ENC_CHECKPOINTS],
+    /// Word-error thresholds of the QP-delta ladder, ascending.
+    pub checkpoint_word_err: [i16; 6],
+    /// QP deltas of the seven error ranges.
+    pub checkpoint_delta_qp: [i8; 7],
+    /// Must be zero.
+    pub reserved2: [u8; 3],
 }
 
 /// What the hardware reported for a frame (read from its registers).
@@ -73,7 +87,7 @@ pub struct HwFeedback {
     pub mad_count: u32,
     /// Slices the hardware completed.
     pub slices: u32,
-    /// Checkpoint results, bits.
+    /// Checkpoint results, bits of macroblock data at each checkpoint reached.
     pub checkpoints: [u32; H264ENC_CHECKPOINTS],
 }
 

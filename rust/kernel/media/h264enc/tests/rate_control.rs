@@ -232,3 +232,40 @@ fn bad_settings_are_refused() {
     let mut rc = FrameRc::new(cfg(1_000_000, true, false), 192).unwrap();
     assert!(rc.set_bitrate(0, 0).is_err());
 }
+
+#[test]
+fn inframe_plan_is_a_cumulative_ladder_and_learns() {
+    use h264enc::rc::inframe::{InFrameLearner, InFramePlan};
+    let mut l = InFrameLearner::default();
+    // CIF, 40 kbit target: 396 macroblocks, checkpoints every 36.
+    let p = l.plan(40_000, 396, true);
+    assert_eq!(p.distance, 36);
+    assert_eq!(p.reached(396), 10);
+    assert!(p.targets.windows(2).all(|w| w[0] < w[1]), "{:?}", p.targets);
+    // The 10th checkpoint (at 360 of 396 macroblocks) aims at 360/396 of the words.
+    assert_eq!(u32::from(p.targets[9]), 40_000 / 32 * 360 / 396);
+    assert!(p.word_err.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(p.delta_qp, [-3, -2, -1, 0, 1, 2, 3]);
+    assert!(p.mad_threshold > 0 && p.mad_qp_adjust < 0);
+    assert_eq!(
+        l.plan(40_000, 396, false).mad_threshold,
+        0,
+        "no MAD adjustment on intra pictures"
+    );
+    // Too small to steer, or too large for 16-bit targets: no checkpoints.
+    assert_eq!(l.plan(40_000, 12, true).distance, 0);
+    assert_eq!(l.plan(0xffff * 32 + 64, 396, true).distance, 0);
+    assert_eq!(InFramePlan::default().reached(396), 0);
+    // Pictures far from target tighten the ladder (smaller steps).
+    let step = |p: &InFramePlan| p.word_err[4] - p.word_err[3];
+    let before = step(&p);
+    for _ in 0..3 {
+        l.learn(&p, 40_000, 60_000, 100, 396);
+    }
+    let tight = l.plan(40_000, 396, true);
+    assert!(step(&tight) < before, "{} !< {before}", step(&tight));
+    // Too many macroblocks under the MAD threshold lower it.
+    let t = tight.mad_threshold;
+    l.learn(&tight, 40_000, 40_000, 300, 396);
+    assert!(l.plan(40_000, 396, true).mad_threshold < t);
+}

@@ -31,6 +31,7 @@ typedef unsigned int gfp_t;
 #define BIT(n) (1UL << (n))
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define ALIGN(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define EXPORT_SYMBOL_GPL(s)

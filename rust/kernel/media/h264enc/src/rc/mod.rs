@@ -7,6 +7,7 @@
 pub mod cqp;
 pub mod frame;
 pub mod hrd;
+pub mod inframe;
 
 use crate::error::Result;
 
