@@ -380,6 +380,8 @@ impl Encoder {
 
     /// Size of the headers of the planned frame, without writing the parameter
     /// sets (their size is known since they last changed).
+    // Out of line: its scratch stays out of plan_frame's stack frame.
+    #[inline(never)]
     fn header_len(&self) -> Result<usize> {
         let pending = self.pending.as_ref().ok_or(Error::BadState)?;
         let plan = &pending.plan;
