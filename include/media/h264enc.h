@@ -383,9 +383,18 @@ struct h264enc_frame_plan {
    */
   int8_t checkpoint_delta_qp[7];
   /**
+   * Entries of RefPicList0 the hardware may use (num_ref_idx_l0_active), 0 for intra.
+   */
+  uint8_t num_ref_idx_active;
+  /**
    * Must be zero.
    */
-  uint8_t reserved2[3];
+  uint8_t reserved2[2];
+  /**
+   * Reconstruction slots of RefPicList0 in list order (after the modification);
+   * entry 0 is `ref_slot`.
+   */
+  uint8_t ref_list_slots[16];
 };
 
 /**

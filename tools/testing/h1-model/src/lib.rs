@@ -197,6 +197,7 @@ impl H1 {
                     ((ext >> EXT_LOG2_MAX_POC_LSB_M4_SHIFT) & 0xf) + 4,
                 )
             }),
+            num_ref_idx_override: None,
             ref_mod: match ref_mod & REF_MOD_IDC_PLUS1_MASK {
                 0 => None,
                 idc => Some((idc - 1, ref_mod >> REF_MOD_VALUE_SHIFT)),

@@ -17,6 +17,9 @@ pub struct SliceHeader {
     pub poc_lsb: Option<(u32, u32)>,
     /// Some((modification_of_pic_nums_idc, value)) for one reference list modification.
     pub ref_mod: Option<(u32, u32)>,
+    /// num_ref_idx_l0_active_minus1 + 1 when overridden. The H1 never overrides
+    /// (one reference); tests of multi-reference plans use it.
+    pub num_ref_idx_override: Option<u32>,
     pub mark_long_term: bool,
     pub cabac_init_idc: Option<u32>,
     pub slice_qp_delta: i32,
@@ -51,8 +54,15 @@ impl SliceHeader {
             bw.put(bits, lsb & ((1 << bits) - 1));
         }
         if !self.intra {
-            bw.flag(false); // num_ref_idx_active_override_flag
-                            // ref_pic_list_modification() (7.3.3.1)
+            // num_ref_idx_active_override_flag
+            match self.num_ref_idx_override {
+                Some(n) => {
+                    bw.flag(true);
+                    bw.ue(n - 1);
+                }
+                None => bw.flag(false),
+            }
+            // ref_pic_list_modification() (7.3.3.1)
             match self.ref_mod {
                 Some((idc, value)) => {
                     bw.flag(true);

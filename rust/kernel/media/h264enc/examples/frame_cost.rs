@@ -55,6 +55,7 @@ fn main() {
             log2_max_frame_num: 16,
             idr_pic_id: u32::from(plan.idr_pic_id),
             poc_lsb: None,
+            num_ref_idx_override: None,
             ref_mod: (plan.ref_mod_idc_plus1 != 0)
                 .then(|| (u32::from(plan.ref_mod_idc_plus1) - 1, plan.ref_mod_value)),
             mark_long_term: plan.mark_long_term != 0,

@@ -144,6 +144,7 @@ impl Config {
             || self.qp_min > self.qp_max
             || self.qp_max > 51
             || self.max_refs_per_frame == 0
+            || self.max_refs_per_frame > 16
             || self.reserved != [0; 2];
         if bad {
             return Err(Error::InvalidParam);

@@ -85,7 +85,7 @@ impl Encoder {
             temporal_layers: cfg.temporal_layers,
             ltr_period: cfg.ltr_period,
         };
-        let num_ref_frames = gop.num_ref_frames();
+        let num_ref_frames = gop.num_ref_frames(cfg.max_refs_per_frame);
         let (wm, hm) = (cfg.width_mbs(), cfg.height_mbs());
         let peak = if cfg.rc_mode == rc_mode::VBR {
             cfg.max_bitrate
@@ -295,6 +295,26 @@ impl Encoder {
                 plan.ref_mod_idc_plus1 = m.idc + 1;
                 plan.ref_mod_value = m.value;
             }
+            // RefPicList0 after the modification (8.2.4.3): the target first,
+            // then the default order without it, as far as the hardware reads.
+            let mut list = [0u8; crate::dpb::MAX_LIST];
+            let n = self.dpb.p_list(plan.frame_num, &mut list);
+            let mut k = 0usize;
+            let max = usize::from(self.cfg.max_refs_per_frame).min(plan.ref_list_slots.len());
+            let order = core::iter::once(target).chain(
+                list.iter()
+                    .take(n)
+                    .map(|&i| usize::from(i))
+                    .filter(|&i| i != target),
+            );
+            for idx in order.take(max) {
+                let slot = self.dpb.get(idx).ok_or(Error::NoReference)?.slot as u8;
+                if let Some(s) = plan.ref_list_slots.get_mut(k) {
+                    *s = slot;
+                    k += 1;
+                }
+            }
+            plan.num_ref_idx_active = k as u8;
         } else {
             plan.idr_pic_id = self.next_idr_pic_id;
         }
@@ -632,7 +652,9 @@ impl Encoder {
                 && h.frame_num == plan.frame_num
                 && (plan.idr == 0 || h.idr_pic_id == u32::from(plan.idr_pic_id))
                 && (ctx.poc_type != 0 || h.poc_lsb == plan.poc_lsb)
-                && h.num_ref_idx_override == 0
+                // The PPS default is one entry; more must be signalled in the slice.
+                && (plan.slice_type == slice_type::I
+                    || h.num_ref_idx_override == if plan.num_ref_idx_active > 1 { u32::from(plan.num_ref_idx_active) } else { 0 })
                 && mods_ok
                 && marking_ok
                 && (!ctx.cabac

@@ -43,10 +43,13 @@ pub struct Decision {
 }
 
 impl GopConfig {
-    /// max_num_ref_frames the pattern needs.
-    pub fn num_ref_frames(&self) -> u32 {
+    /// max_num_ref_frames the pattern needs, keeping at least `max_refs`
+    /// pictures for hardware that predicts from several.
+    pub fn num_ref_frames(&self, max_refs: u8) -> u32 {
         let short = if self.temporal_layers >= 3 { 2 } else { 1 };
-        short + u32::from(self.ltr_period > 0)
+        (short + u32::from(self.ltr_period > 0))
+            .max(u32::from(max_refs))
+            .min(16)
     }
 
     /// Decides picture `frames_since_idr` (0 for the picture after a forced or periodic IDR).

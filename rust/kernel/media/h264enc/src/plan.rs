@@ -69,8 +69,13 @@ pub struct FramePlan {
     pub checkpoint_word_err: [i16; 6],
     /// QP deltas of the seven error ranges.
     pub checkpoint_delta_qp: [i8; 7],
+    /// Entries of RefPicList0 the hardware may use (num_ref_idx_l0_active), 0 for intra.
+    pub num_ref_idx_active: u8,
     /// Must be zero.
-    pub reserved2: [u8; 3],
+    pub reserved2: [u8; 2],
+    /// Reconstruction slots of RefPicList0 in list order (after the modification);
+    /// entry 0 is `ref_slot`.
+    pub ref_list_slots: [u8; 16],
 }
 
 /// What the hardware reported for a frame (read from its registers).
