@@ -147,10 +147,18 @@ impl Dpb {
     ) -> Result<Option<ListModification>> {
         let mut list = [0u8; MAX_LIST];
         let n = self.p_list(curr_frame_num, &mut list);
-        if n == 0 {
-            return Err(Error::NoReference);
-        }
-        if usize::from(list[0]) == target {
+        self.modification_in(list.get(..n).unwrap_or(&[]), target, curr_frame_num)
+    }
+
+    /// As [`Dpb::modification_for`], with the default list already built by [`Dpb::p_list`].
+    pub fn modification_in(
+        &self,
+        list: &[u8],
+        target: usize,
+        curr_frame_num: u32,
+    ) -> Result<Option<ListModification>> {
+        let first = *list.first().ok_or(Error::NoReference)?;
+        if usize::from(first) == target {
             return Ok(None);
         }
         let p = self.get(target).ok_or(Error::NoReference)?;

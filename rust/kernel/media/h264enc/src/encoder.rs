@@ -291,14 +291,15 @@ impl Encoder {
             let r = self.dpb.get(target).ok_or(Error::NoReference)?;
             plan.ref_slot = r.slot as u8;
             plan.reference_ts = r.timestamp;
-            if let Some(m) = self.dpb.modification_for(target, plan.frame_num)? {
-                plan.ref_mod_idc_plus1 = m.idc + 1;
-                plan.ref_mod_value = m.value;
-            }
             // RefPicList0 after the modification (8.2.4.3): the target first,
             // then the default order without it, as far as the hardware reads.
             let mut list = [0u8; crate::dpb::MAX_LIST];
             let n = self.dpb.p_list(plan.frame_num, &mut list);
+            let list = list.get(..n).unwrap_or(&[]);
+            if let Some(m) = self.dpb.modification_in(list, target, plan.frame_num)? {
+                plan.ref_mod_idc_plus1 = m.idc + 1;
+                plan.ref_mod_value = m.value;
+            }
             let mut k = 0usize;
             let max = usize::from(self.cfg.max_refs_per_frame).min(plan.ref_list_slots.len());
             let order = core::iter::once(target).chain(
