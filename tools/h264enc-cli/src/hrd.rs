@@ -12,7 +12,10 @@ pub struct Signalled {
     pub cbr: bool,
     /// Seconds per clock tick.
     pub tick: f64,
-    pub delay_len: u32,
+    /// Bits of initial_cpb_removal_delay (buffering period SEI).
+    pub initial_len: u32,
+    /// Bits of cpb_removal_delay (picture timing SEI).
+    pub removal_len: u32,
 }
 
 /// Result of the check.
@@ -45,12 +48,13 @@ fn parse_hrd(sps_rbsp: &[u8]) -> Result<Option<Signalled>, String> {
         cpb_size: cpb_size as f64,
         cbr: cpb.cbr_flag,
         tick: f64::from(timing.num_units_in_tick) / f64::from(timing.time_scale),
-        delay_len: u32::from(hrd.initial_cpb_removal_delay_length_minus1) + 1,
+        initial_len: u32::from(hrd.initial_cpb_removal_delay_length_minus1) + 1,
+        removal_len: u32::from(hrd.cpb_removal_delay_length_minus1) + 1,
     }))
 }
 
 /// (initial_cpb_removal_delay, cpb_removal_delay) from an SEI NAL unit.
-fn parse_sei(payload: &[u8], delay_len: u32) -> (Option<u32>, Option<u32>) {
+fn parse_sei(payload: &[u8], initial_len: u32, removal_len: u32) -> (Option<u32>, Option<u32>) {
     let mut bp = None;
     let mut pt = None;
     let mut i = 0;
@@ -74,9 +78,9 @@ fn parse_sei(payload: &[u8], delay_len: u32) -> (Option<u32>, Option<u32>) {
         match t {
             0 => {
                 let _ = r.ue();
-                bp = r.bits(delay_len).ok();
+                bp = r.bits(initial_len).ok();
             }
-            1 => pt = r.bits(delay_len).ok(),
+            1 => pt = r.bits(removal_len).ok(),
             _ => {}
         }
         i += s;
@@ -108,7 +112,7 @@ pub fn check(stream: &[u8]) -> Result<HrdReport, String> {
         let mut pt = None;
         for nal in &nals[au.first..au.end] {
             if nal.nal_type == 6 {
-                let (b, p) = parse_sei(&rbsp(&nal.data[1..]), sig.delay_len);
+                let (b, p) = parse_sei(&rbsp(&nal.data[1..]), sig.initial_len, sig.removal_len);
                 bp = bp.or(b);
                 pt = pt.or(p);
             }

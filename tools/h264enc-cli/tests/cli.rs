@@ -285,3 +285,39 @@ fn devices_lists_the_virtual_encoder() {
     assert!(r.status.success());
     assert!(String::from_utf8_lossy(&r.stdout).starts_with("virtual"));
 }
+
+#[test]
+fn hrd_check_reads_another_encoders_hrd() {
+    // x264 signals delay fields of other lengths than ours: the checker must use
+    // each length the SPS gives, and a conforming CBR stream with filler passes.
+    let raw = h264_oracle::clip_with("carphone", 176, 144, 60, false).unwrap();
+    let out = tmp("x264-hrd.h264");
+    let r = Command::new("x264")
+        .args([
+            "--quiet",
+            "--input-res",
+            "176x144",
+            "--fps",
+            "30",
+            "--bframes",
+            "0",
+            "--nal-hrd",
+            "cbr",
+            "--bitrate",
+            "200",
+        ])
+        .args(["--vbv-maxrate", "200", "--vbv-bufsize", "200", "-o"])
+        .arg(&out)
+        .arg(&raw)
+        .output()
+        .expect("x264");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v = run(&["verify", out.to_str().unwrap(), "--hrd"]);
+    assert!(
+        v.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&v.stdout),
+        String::from_utf8_lossy(&v.stderr)
+    );
+    assert!(String::from_utf8_lossy(&v.stdout).contains("HRD conforms: 60 access units, CBR"));
+}
