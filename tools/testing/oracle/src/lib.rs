@@ -34,6 +34,25 @@ pub fn clip(name: &str, w: usize, h: usize, frames: usize) -> Vec<u8> {
     std::fs::read(p).expect("read clip")
 }
 
+/// Writes `stream` to a temporary .h264 file, runs `f` on its path, removes it.
+fn with_stream_file(
+    stream: &[u8],
+    f: impl FnOnce(&Path) -> std::io::Result<std::process::Output>,
+) -> Result<std::process::Output, String> {
+    let id = format!(
+        "h264-oracle-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    );
+    let dir = std::env::temp_dir().join(id);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("s.h264");
+    std::fs::write(&path, stream).map_err(|e| e.to_string())?;
+    let out = f(&path).map_err(|e| format!("cannot run ffmpeg: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
 /// True when an ffmpeg binary is on the PATH.
 pub fn have_ffmpeg() -> bool {
     Command::new("ffmpeg")
@@ -46,31 +65,21 @@ pub fn have_ffmpeg() -> bool {
 /// Decodes with ffmpeg, `-err_detect explode+aggressive -xerror`; any message is a failure.
 /// Returns the frames as I420 at the cropped size.
 pub fn ffmpeg_decode(stream: &[u8]) -> Result<Vec<u8>, String> {
-    let dir = std::env::temp_dir().join(format!(
-        "h264-oracle-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let f = dir.join("s.h264");
-    std::fs::write(&f, stream).map_err(|e| e.to_string())?;
-    let out = Command::new("ffmpeg")
-        .args([
-            "-nostdin",
-            "-v",
-            "error",
-            "-err_detect",
-            "explode+aggressive",
-            "-xerror",
-            "-f",
-            "h264",
-            "-i",
-        ])
-        .arg(&f)
-        .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
-        .output()
-        .map_err(|e| format!("cannot run ffmpeg: {e}"))?;
-    let _ = std::fs::remove_dir_all(&dir);
+    let out = with_stream_file(stream, |f| {
+        Command::new("ffmpeg")
+            .args([
+                "-nostdin",
+                "-v",
+                "error",
+                "-err_detect",
+                "explode+aggressive",
+                "-xerror",
+            ])
+            .args(["-f", "h264", "-i"])
+            .arg(f)
+            .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+            .output()
+    })?;
     if !out.status.success() || !out.stderr.is_empty() {
         return Err(format!(
             "ffmpeg rejected the stream (exit {:?}): {}",
@@ -155,21 +164,13 @@ pub fn psnr_y(a: &[u8], b: &[u8], width: usize, height: usize) -> f64 {
 /// Syntax elements of a stream as ffmpeg's `trace_headers` bitstream filter
 /// reads them: (name, value) in stream order, from an independent parser.
 pub fn trace_headers(stream: &[u8]) -> Result<Vec<(String, i64)>, String> {
-    let dir = std::env::temp_dir().join(format!(
-        "h264-oracle-trace-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let f = dir.join("s.h264");
-    std::fs::write(&f, stream).map_err(|e| e.to_string())?;
-    let out = Command::new("ffmpeg")
-        .args(["-nostdin", "-f", "h264", "-i"])
-        .arg(&f)
-        .args(["-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
-        .output()
-        .map_err(|e| format!("cannot run ffmpeg: {e}"))?;
-    let _ = std::fs::remove_dir_all(&dir);
+    let out = with_stream_file(stream, |f| {
+        Command::new("ffmpeg")
+            .args(["-nostdin", "-f", "h264", "-i"])
+            .arg(f)
+            .args(["-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"])
+            .output()
+    })?;
     if !out.status.success() {
         return Err(format!(
             "ffmpeg trace_headers failed: {}",

@@ -6,8 +6,9 @@
 use h264enc::config::{Config, FrameParams};
 use h264enc::encoder::Encoder;
 use h264enc::plan::HwFeedback;
-use hantro_h1_model::bitwriter::BitWriter;
-use hantro_h1_model::slice::SliceHeader;
+
+#[path = "../tests/support/plan_hardware.rs"]
+mod plan_hardware;
 
 fn main() {
     let n: u64 = std::env::args()
@@ -35,7 +36,6 @@ fn main() {
     };
     let mut enc = Encoder::new(&cfg).expect("config");
     let mbs = 22 * 18;
-    let mut nal = Vec::with_capacity(4096);
     let mut total_bits = 0u64;
     for i in 0..n {
         let plan = enc
@@ -45,46 +45,12 @@ fn main() {
             })
             .expect("plan");
         // The hardware's slice: header from the plan, then a body sized like a real frame.
-        let h = SliceHeader {
-            nal_ref_idc: u32::from(plan.nal_ref_idc),
-            idr: plan.idr != 0,
-            intra: plan.slice_type == 2,
-            first_mb_in_slice: 0,
-            pps_id: 0,
-            frame_num: plan.frame_num,
-            log2_max_frame_num: 16,
-            idr_pic_id: u32::from(plan.idr_pic_id),
-            poc_lsb: None,
-            num_ref_idx_override: None,
-            ref_mod: (plan.ref_mod_idc_plus1 != 0)
-                .then(|| (u32::from(plan.ref_mod_idc_plus1) - 1, plan.ref_mod_value)),
-            mark_long_term: plan.mark_long_term != 0,
-            cabac_init_idc: None,
-            slice_qp_delta: i32::from(plan.qp) - 26,
-            disable_deblocking_filter_idc: 0,
-            alpha_div2: 0,
-            beta_div2: 0,
-        };
-        let mut bw = BitWriter::new();
-        h.write(&mut bw);
         let body = if plan.idr != 0 {
             2500
         } else {
             2000usize.saturating_sub(usize::from(plan.qp) * 30)
         };
-        for k in 0..body {
-            bw.put(8, 0x40 | (k as u32 & 0x3f));
-        }
-        bw.trailing();
-        nal.clear();
-        nal.extend_from_slice(&[
-            0,
-            0,
-            0,
-            1,
-            ((plan.nal_ref_idc << 5) | if plan.idr != 0 { 5 } else { 1 }),
-        ]);
-        nal.extend_from_slice(&bw.into_bytes());
+        let nal = plan_hardware::slice_nal(&plan, &plan_hardware::header_for(&plan, 16), body);
         let fb = HwFeedback {
             stream_bits: nal.len() as u32 * 8,
             qp_sum: u32::from(plan.qp) * mbs,

@@ -6,8 +6,10 @@ use h264enc::config::{Config, FrameParams};
 use h264enc::encoder::Encoder;
 use h264enc::plan::{FramePlan, HwFeedback};
 use h264enc::Error;
-use hantro_h1_model::bitwriter::BitWriter;
 use hantro_h1_model::slice::SliceHeader;
+
+#[path = "support/plan_hardware.rs"]
+mod plan_hardware;
 
 fn cfg(max_refs: u8) -> Config {
     Config {
@@ -29,41 +31,9 @@ fn cfg(max_refs: u8) -> Config {
 
 /// The slice NAL unit of a plan, as hardware honouring every field would write it.
 fn slice_for(plan: &FramePlan, tweak: impl FnOnce(&mut SliceHeader)) -> Vec<u8> {
-    let mut h = SliceHeader {
-        nal_ref_idc: u32::from(plan.nal_ref_idc),
-        idr: plan.idr != 0,
-        intra: plan.slice_type == 2,
-        first_mb_in_slice: 0,
-        pps_id: 0,
-        frame_num: plan.frame_num,
-        log2_max_frame_num: 8,
-        idr_pic_id: u32::from(plan.idr_pic_id),
-        poc_lsb: None,
-        num_ref_idx_override: (plan.num_ref_idx_active > 1)
-            .then_some(u32::from(plan.num_ref_idx_active)),
-        ref_mod: (plan.ref_mod_idc_plus1 != 0)
-            .then(|| (u32::from(plan.ref_mod_idc_plus1) - 1, plan.ref_mod_value)),
-        mark_long_term: plan.mark_long_term != 0,
-        cabac_init_idc: None,
-        slice_qp_delta: i32::from(plan.qp) - 26,
-        disable_deblocking_filter_idc: 0,
-        alpha_div2: 0,
-        beta_div2: 0,
-    };
+    let mut h = plan_hardware::header_for(plan, 8);
     tweak(&mut h);
-    let mut bw = BitWriter::new();
-    h.write(&mut bw);
-    bw.put(16, 0x1234);
-    bw.trailing();
-    let mut nal = vec![
-        0,
-        0,
-        0,
-        1,
-        ((plan.nal_ref_idc << 5) | if plan.idr != 0 { 5 } else { 1 }),
-    ];
-    nal.extend(bw.into_bytes());
-    nal
+    plan_hardware::slice_nal(plan, &h, 2)
 }
 
 fn feedback(plan: &FramePlan, nal: &[u8]) -> HwFeedback {
