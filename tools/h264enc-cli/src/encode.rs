@@ -1,9 +1,9 @@
 //! `h264enc encode`: source frames through a stateless encoder device.
 
+use crate::device::{bytes_of, Device, PixelFormat, VirtualDevice};
 use crate::input::{self, Layout};
 use crate::report::{FrameStat, Summary};
 use hantro_vdev::uapi::*;
-use hantro_vdev::{PixelFormat, VirtualDevice};
 use std::io::Write;
 
 /// Rate control modes of the command line.
@@ -54,15 +54,28 @@ pub struct EncodeArgs {
     pub quiet: bool,
 }
 
-fn dev_err(what: &str, e: hantro_vdev::Errno) -> String {
+fn dev_err(what: &str, e: String) -> String {
     format!("the device refused {what}: {e}")
 }
 
-/// Encodes; returns the summary, or a message for the user.
+/// Encodes on the device `--device` names; returns the summary, or a message for the user.
 pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
-    if a.device != "virtual" {
-        return crate::v4l2::encode_on_device(a);
+    if a.device == "virtual" {
+        run_on(a, &mut VirtualDevice::open())
+    } else {
+        if a.recon.is_some() {
+            return Err(format!(
+                "--recon needs --device virtual: {} does not return its reconstruction",
+                a.device
+            ));
+        }
+        run_on(a, &mut crate::v4l2::open(&a.device)?)
     }
+}
+
+/// Encodes on `d`, a device not yet configured.
+pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
+    let virtual_h1 = a.device == "virtual";
     let mut src = input::open(&a.input, a.size, a.fps, a.layout)?;
     let f = src.format;
     if f.width % 4 != 0 || f.width > 4080 || f.height > 4080 || f.width < 16 || f.height < 16 {
@@ -98,7 +111,7 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     if a.transform_8x8 && a.profile != Profile::High {
         return Err("--transform-8x8 needs --profile high".into());
     }
-    if cabac || a.transform_8x8 {
+    if virtual_h1 && (cabac || a.transform_8x8) {
         return Err(
             "the virtual H1 codes CAVLC without the 8x8 transform only so far; use --no-cabac (or --profile baseline) and no --transform-8x8"
                 .into(),
@@ -112,7 +125,6 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
         ));
     }
 
-    let mut d = VirtualDevice::open();
     let fmt = if f.layout == Layout::Nv12 {
         PixelFormat::Nv12
     } else {
@@ -133,45 +145,47 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
         flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY,
         ..Default::default()
     };
-    d.set_compound(V4L2_CID_STATELESS_H264_SPS, &sps)
+    d.set_compound(V4L2_CID_STATELESS_H264_SPS, bytes_of(&sps))
         .map_err(|e| dev_err("the SPS", e))?;
+    let mut pps_flags = V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT;
+    if cabac {
+        pps_flags |= V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE;
+    }
+    if a.transform_8x8 {
+        pps_flags |= V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
+    }
     let pps = v4l2_ctrl_h264_pps {
-        flags: V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT as u16,
+        flags: pps_flags as u16,
         ..Default::default()
     };
-    d.set_compound(V4L2_CID_STATELESS_H264_PPS, &pps)
+    d.set_compound(V4L2_CID_STATELESS_H264_PPS, bytes_of(&pps))
         .map_err(|e| dev_err("the PPS", e))?;
-    let set = |d: &mut VirtualDevice, id: u32, v: i64, what: &str| -> Result<(), String> {
+    let set = |d: &mut dyn Device, id: u32, v: i64, what: &str| -> Result<(), String> {
         let v = i32::try_from(v).map_err(|_| format!("{what} {v} is out of range"))?;
         d.set_ctrl(id, v).map_err(|e| dev_err(what, e))
     };
+    set(d, V4L2_CID_MPEG_VIDEO_GOP_SIZE, i64::from(a.gop), "--gop")?;
     set(
-        &mut d,
-        V4L2_CID_MPEG_VIDEO_GOP_SIZE,
-        i64::from(a.gop),
-        "--gop",
-    )?;
-    set(
-        &mut d,
+        d,
         V4L2_CID_MPEG_VIDEO_H264_MIN_QP,
         i64::from(a.qp_min),
         "--qp-min",
     )?;
     set(
-        &mut d,
+        d,
         V4L2_CID_MPEG_VIDEO_H264_MAX_QP,
         i64::from(a.qp_max),
         "--qp-max",
     )?;
     let qp = a.qp.unwrap_or(26);
     set(
-        &mut d,
+        d,
         V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP,
         i64::from(qp),
         "--qp",
     )?;
     set(
-        &mut d,
+        d,
         V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP,
         i64::from(qp),
         "--qp",
@@ -179,26 +193,26 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     if a.slices > 1 {
         let rows = mb_h.div_ceil(a.slices);
         set(
-            &mut d,
+            d,
             V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE,
             i64::from(V4L2_MPEG_VIDEO_MULTI_SLICE_MODE_MAX_MB),
             "--slices",
         )?;
         set(
-            &mut d,
+            d,
             V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB,
             i64::from(rows * mb_w),
             "--slices",
         )?;
     }
     set(
-        &mut d,
+        d,
         V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
         i64::from(a.temporal_layers),
         "--temporal-layers",
     )?;
     set(
-        &mut d,
+        d,
         V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
         i64::from(a.ltr_period),
         "--ltr-period",
@@ -211,46 +225,31 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     });
     let cpb_bits = a.cpb_size.map(|c| c.bits(peak)).unwrap_or(peak);
     if a.client_rc {
-        set(
-            &mut d,
-            V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE,
-            0,
-            "--client-rc",
-        )?;
+        set(d, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, "--client-rc")?;
     } else {
         let mode = match rc {
             RcMode::Cqp => V4L2_MPEG_VIDEO_BITRATE_MODE_CQ,
             RcMode::Cbr => V4L2_MPEG_VIDEO_BITRATE_MODE_CBR,
             RcMode::Vbr => V4L2_MPEG_VIDEO_BITRATE_MODE_VBR,
         };
-        set(
-            &mut d,
-            V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
-            i64::from(mode),
-            "--rc",
-        )?;
+        set(d, V4L2_CID_MPEG_VIDEO_BITRATE_MODE, i64::from(mode), "--rc")?;
         if rc != RcMode::Cqp {
+            set(d, V4L2_CID_MPEG_VIDEO_BITRATE, bitrate as i64, "--bitrate")?;
             set(
-                &mut d,
-                V4L2_CID_MPEG_VIDEO_BITRATE,
-                bitrate as i64,
-                "--bitrate",
-            )?;
-            set(
-                &mut d,
+                d,
                 V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
                 peak as i64,
                 "--max-bitrate",
             )?;
             // The CPB size control counts kilobytes (1000 bytes).
             set(
-                &mut d,
+                d,
                 V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
                 cpb_bits.div_ceil(8000) as i64,
                 "--cpb-size",
             )?;
             set(
-                &mut d,
+                d,
                 V4L2_CID_STATELESS_H264_ENCODE_FILLER,
                 i64::from(a.filler),
                 "--filler",
@@ -331,9 +330,8 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
                 return Err(format!(
                     "frame {i} failed on the device: {}{}",
                     hantro_vdev::Errno(done.error),
-                    d.log()
-                        .last()
-                        .map_or(String::new(), |m| format!(" (driver: {})", m.trim()))
+                    d.last_log()
+                        .map_or(String::new(), |m| format!(" (driver: {m})"))
                 ));
             }
             if let Some(c) = client_rc.as_mut() {
@@ -348,7 +346,9 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
             out.write_all(&done.payload)
                 .map_err(|e| format!("cannot write {}: {e}", a.output))?;
             let rec = if recon.is_some() || a.stats.is_some() {
-                Some(d.recon(done.rec_slot).map_err(|e| dev_err("recon", e))?)
+                d.recon(done.rec_slot)
+                    .transpose()
+                    .map_err(|e| dev_err("recon", e))?
             } else {
                 None
             };
@@ -386,6 +386,7 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    let result = result.and_then(|()| d.finish().map_err(|e| format!("draining the device: {e}")));
     if let Err(e) = result {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);

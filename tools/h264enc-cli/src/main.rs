@@ -1,6 +1,7 @@
 //! h264enc: encode YUV/Y4M files to H.264 through a stateless encoder: the
 //! built-in virtual H1 by default, or a V4L2 device.
 
+mod device;
 mod encode;
 mod hrd;
 mod input;

@@ -1,0 +1,545 @@
+//! The V4L2 backend: the stateless encode interface of
+//! `Documentation/userspace-api/media/v4l/dev-stateless-encoder.rst`, one
+//! media request per frame, over any [`Kernel`].
+
+use super::kernel::{errno_name, Errno, Kernel};
+use super::sys::*;
+use crate::device::{Completed, Device, PixelFormat};
+use hantro_vdev::uapi::{
+    v4l2_ctrl_h264_encode_feedback, v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc,
+    V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
+    V4L2_CID_STATELESS_H264_ENCODE_RC,
+};
+
+/// V4L2_PIX_FMT_H264_SLICE_ENC of `include/uapi/linux/v4l2-h264-enc.h`.
+pub const PIX_FMT_H264_SLICE_ENC: u32 = fourcc(b"S26E");
+const OUTPUT: u32 = V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
+const CAPTURE: u32 = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+/// How long a request may take before the frame is declared lost.
+const REQUEST_TIMEOUT_MS: i32 = 5000;
+
+/// One mmapped buffer.
+struct Mapping {
+    ptr: *mut u8,
+    len: usize,
+}
+
+/// The source buffer layout the driver chose in VIDIOC_S_FMT.
+#[derive(Clone, Copy, Default)]
+struct SourceLayout {
+    /// Allocated height (the driver may align it).
+    height: u32,
+    /// Luma bytes per line.
+    bytesperline: u32,
+    sizeimage: u32,
+}
+
+/// A stateless H.264 encoder node.
+pub struct V4l2Encoder<K: Kernel> {
+    k: K,
+    path: String,
+    video: i32,
+    media: i32,
+    request: i32,
+    width: u32,
+    height: u32,
+    fmt: PixelFormat,
+    src: SourceLayout,
+    cap_size: u32,
+    out_buf: Option<Mapping>,
+    cap_buf: Option<Mapping>,
+    streaming: bool,
+    last_error: Option<String>,
+}
+
+fn fail(req: Req, e: Errno) -> String {
+    format!("{}: {}", req.name(), errno_name(e))
+}
+
+impl<K: Kernel> V4l2Encoder<K> {
+    /// Opens `path` and checks that it is a stateless H.264 encoder with requests.
+    pub fn open(mut k: K, path: &str) -> Result<Self, String> {
+        let video = k
+            .open(path)
+            .map_err(|e| format!("cannot open {path}: {}", errno_name(e)))?;
+        let mut enc = V4l2Encoder {
+            k,
+            path: path.to_string(),
+            video,
+            media: -1,
+            request: -1,
+            width: 0,
+            height: 0,
+            fmt: PixelFormat::I420,
+            src: SourceLayout::default(),
+            cap_size: 0,
+            out_buf: None,
+            cap_buf: None,
+            streaming: false,
+            last_error: None,
+        };
+        enc.check_caps()?;
+        let media = enc.k.media_node(path)?;
+        enc.media = enc
+            .k
+            .open(&media)
+            .map_err(|e| format!("cannot open {media}: {}", errno_name(e)))?;
+        Ok(enc)
+    }
+
+    fn check_caps(&mut self) -> Result<(), String> {
+        let mut cap = v4l2_capability::default();
+        if let Err(e) = self.k.ioctl(self.video, Req::QueryCap, Arg::Cap(&mut cap)) {
+            return Err(format!(
+                "{} is not a V4L2 device, so it does not expose the stateless H.264 encode uAPI ({})",
+                self.path,
+                fail(Req::QueryCap, e)
+            ));
+        }
+        let caps = if cap.capabilities & V4L2_CAP_DEVICE_CAPS != 0 {
+            cap.device_caps
+        } else {
+            cap.capabilities
+        };
+        let need = V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING;
+        if caps & need != need {
+            return Err(format!(
+                "{} is not a multiplanar memory-to-memory device with streaming I/O (device_caps {caps:#x}), so it does not expose the stateless H.264 encode uAPI",
+                self.path
+            ));
+        }
+        for (id, name) in [
+            (V4L2_CID_STATELESS_H264_ENCODE_PARAMS, "PARAMS"),
+            (V4L2_CID_STATELESS_H264_ENCODE_RC, "RC"),
+            (V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, "FEEDBACK"),
+        ] {
+            let mut q = v4l2_query_ext_ctrl {
+                id,
+                ..Default::default()
+            };
+            if let Err(e) = self
+                .k
+                .ioctl(self.video, Req::QueryExtCtrl, Arg::QueryExtCtrl(&mut q))
+            {
+                return Err(format!(
+                    "{} does not expose the stateless H.264 encode uAPI (no V4L2_CID_STATELESS_H264_ENCODE_{name}: {})",
+                    self.path,
+                    errno_name(e)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, fd: i32, req: Req, arg: Arg) -> Result<(), String> {
+        self.k.ioctl(fd, req, arg).map_err(|e| fail(req, e))
+    }
+
+    /// S_EXT_CTRLS or G_EXT_CTRLS of `ctrls` on the device or in the request.
+    fn ext_ctrls(
+        &mut self,
+        req: Req,
+        which: u32,
+        ctrls: &mut [v4l2_ext_control],
+    ) -> Result<(), String> {
+        let mut c = v4l2_ext_controls {
+            count: ctrls.len() as u32,
+            request_fd: if which == V4L2_CTRL_WHICH_REQUEST_VAL {
+                self.request
+            } else {
+                0
+            },
+            controls: ctrls.as_mut_ptr(),
+            ..Default::default()
+        };
+        c.__bindgen_anon_1.which = which;
+        self.call(self.video, req, Arg::ExtCtrls(&mut c))
+    }
+
+    fn map_buffer(&mut self, ty: u32) -> Result<Mapping, String> {
+        let mut rb = v4l2_requestbuffers {
+            count: 1,
+            type_: ty,
+            memory: V4L2_MEMORY_MMAP,
+            ..Default::default()
+        };
+        self.call(self.video, Req::ReqBufs, Arg::ReqBufs(&mut rb))?;
+        if rb.count < 1 {
+            return Err(format!("{}: VIDIOC_REQBUFS gave no buffer", self.path));
+        }
+        if ty == OUTPUT && rb.capabilities & V4L2_BUF_CAP_SUPPORTS_REQUESTS == 0 {
+            return Err(format!(
+                "{}: the OUTPUT queue does not support requests",
+                self.path
+            ));
+        }
+        let mut planes = [v4l2_plane::default(); 1];
+        let mut b = buffer(ty, &mut planes);
+        self.call(self.video, Req::QueryBuf, Arg::Buf(&mut b))?;
+        if b.length != 1 {
+            return Err(format!(
+                "{}: the buffer has {} planes, the formats used here have one",
+                self.path, b.length
+            ));
+        }
+        let len = planes[0].length as usize;
+        // SAFETY: reading the mem_offset member the kernel filled for MMAP buffers.
+        let offset = unsafe { planes[0].m.mem_offset };
+        let ptr = self
+            .k
+            .mmap(self.video, len, offset)
+            .map_err(|e| format!("{}: mmap: {}", self.path, errno_name(e)))?;
+        Ok(Mapping { ptr, len })
+    }
+
+    /// Copies an I420 or NV12 frame into the source buffer at the driver's stride.
+    fn fill_source(&mut self, frame: &[u8]) -> Result<u32, String> {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let l = self.src;
+        let bpl = l.bytesperline as usize;
+        let Some(m) = &self.out_buf else {
+            return Err("not streaming".into());
+        };
+        let need = bpl * l.height as usize * 3 / 2;
+        if m.len < need || l.sizeimage as usize > m.len {
+            return Err(format!(
+                "{}: the source buffer holds {} bytes, the format needs {need}",
+                self.path, m.len
+            ));
+        }
+        // SAFETY: the mapping is live until munmap in stop() and `len` bytes long.
+        let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr, m.len) };
+        let luma = w * h;
+        // (source offset, rows, row bytes, destination offset, destination stride)
+        let mut planes = vec![(0, h, w, 0, bpl)];
+        let chroma_dst = bpl * l.height as usize;
+        match self.fmt {
+            PixelFormat::I420 => {
+                let cbpl = bpl / 2;
+                let c_rows = l.height as usize / 2;
+                planes.push((luma, h / 2, w / 2, chroma_dst, cbpl));
+                planes.push((
+                    luma + luma / 4,
+                    h / 2,
+                    w / 2,
+                    chroma_dst + cbpl * c_rows,
+                    cbpl,
+                ));
+            }
+            PixelFormat::Nv12 => planes.push((luma, h / 2, w, chroma_dst, bpl)),
+        }
+        for (so, rows, rb, d, ds) in planes {
+            for r in 0..rows {
+                dst[d + r * ds..][..rb].copy_from_slice(&frame[so + r * rb..][..rb]);
+            }
+        }
+        Ok(l.sizeimage)
+    }
+
+    fn stop(&mut self) {
+        if self.streaming {
+            for ty in [OUTPUT, CAPTURE] {
+                let mut t = ty as i32;
+                let _ = self.k.ioctl(self.video, Req::StreamOff, Arg::Int(&mut t));
+            }
+            self.streaming = false;
+        }
+        for m in [self.out_buf.take(), self.cap_buf.take()]
+            .into_iter()
+            .flatten()
+        {
+            self.k.munmap(m.ptr, m.len);
+        }
+        if self.request >= 0 {
+            self.k.close(self.request);
+            self.request = -1;
+        }
+    }
+}
+
+/// A v4l2_buffer of queue `ty`, index 0, MMAP, with its plane array.
+fn buffer(ty: u32, planes: &mut [v4l2_plane; 1]) -> v4l2_buffer {
+    let mut b = v4l2_buffer {
+        index: 0,
+        type_: ty,
+        memory: V4L2_MEMORY_MMAP,
+        length: 1,
+        ..Default::default()
+    };
+    b.m.planes = planes.as_mut_ptr();
+    b
+}
+
+fn ctrl_int(id: u32, value: i32) -> v4l2_ext_control {
+    let mut c = v4l2_ext_control {
+        id,
+        ..Default::default()
+    };
+    c.__bindgen_anon_1.value = value;
+    c
+}
+
+/// A compound control pointing to `payload`, which must outlive the ioctl.
+fn ctrl_ptr(id: u32, payload: *mut u8, size: usize) -> v4l2_ext_control {
+    let mut c = v4l2_ext_control {
+        id,
+        size: size as u32,
+        ..Default::default()
+    };
+    c.__bindgen_anon_1.p_u8 = payload;
+    c
+}
+
+impl<K: Kernel> Device for V4l2Encoder<K> {
+    fn set_format(
+        &mut self,
+        width: u32,
+        height: u32,
+        fmt: PixelFormat,
+        fps_num: u32,
+        fps_den: u32,
+    ) -> Result<(), String> {
+        // CAPTURE first: its size is the visible size the SPS crops to.
+        let mut f = v4l2_format {
+            type_: CAPTURE,
+            ..Default::default()
+        };
+        let mut pm = v4l2_pix_format_mplane {
+            width,
+            height,
+            pixelformat: PIX_FMT_H264_SLICE_ENC,
+            num_planes: 1,
+            ..Default::default()
+        };
+        // Worst case of the H1 plus headers; the driver may raise it.
+        pm.plane_fmt[0].sizeimage = width.div_ceil(16) * height.div_ceil(16) * 512 + 65536;
+        f.fmt.pix_mp = pm;
+        self.call(self.video, Req::SFmt, Arg::Fmt(&mut f))?;
+        // SAFETY: the kernel fills pix_mp for multiplanar types.
+        let got = unsafe { f.fmt.pix_mp };
+        let (gw, gh, gfmt) = (got.width, got.height, got.pixelformat);
+        if (gw, gh, gfmt) != (width, height, PIX_FMT_H264_SLICE_ENC) {
+            return Err(format!(
+                "{}: the device offers {gw}x{gh} {:?} for CAPTURE, not {width}x{height} S26E",
+                self.path,
+                String::from_utf8_lossy(&gfmt.to_le_bytes())
+            ));
+        }
+        self.cap_size = got.plane_fmt[0].sizeimage;
+
+        let pixelformat = match fmt {
+            PixelFormat::I420 => fourcc(b"YU12"),
+            PixelFormat::Nv12 => fourcc(b"NV12"),
+        };
+        let mut f = v4l2_format {
+            type_: OUTPUT,
+            ..Default::default()
+        };
+        f.fmt.pix_mp = v4l2_pix_format_mplane {
+            width,
+            height,
+            pixelformat,
+            num_planes: 1,
+            ..Default::default()
+        };
+        self.call(self.video, Req::SFmt, Arg::Fmt(&mut f))?;
+        // SAFETY: as above.
+        let got = unsafe { f.fmt.pix_mp };
+        let (gw, gh, gfmt, np) = (got.width, got.height, got.pixelformat, got.num_planes);
+        let pf = got.plane_fmt[0];
+        let (bpl, size) = (pf.bytesperline, pf.sizeimage);
+        if gfmt != pixelformat || np != 1 || gw < width || gh < height || bpl < width {
+            return Err(format!(
+                "{}: the device does not take {width}x{height} {} sources (it offers {gw}x{gh}, {np} planes, {bpl} bytes per line)",
+                self.path,
+                match fmt {
+                    PixelFormat::I420 => "I420",
+                    PixelFormat::Nv12 => "NV12",
+                }
+            ));
+        }
+        self.src = SourceLayout {
+            height: gh,
+            bytesperline: bpl,
+            sizeimage: size,
+        };
+        self.width = width;
+        self.height = height;
+        self.fmt = fmt;
+
+        let mut p = v4l2_streamparm {
+            type_: OUTPUT,
+            ..Default::default()
+        };
+        p.parm.output.capability = V4L2_CAP_TIMEPERFRAME;
+        p.parm.output.timeperframe = v4l2_fract {
+            numerator: fps_den,
+            denominator: fps_num,
+        };
+        self.call(self.video, Req::SParm, Arg::Parm(&mut p))
+    }
+
+    fn set_ctrl(&mut self, id: u32, value: i32) -> Result<(), String> {
+        self.ext_ctrls(
+            Req::SExtCtrls,
+            V4L2_CTRL_WHICH_CUR_VAL,
+            &mut [ctrl_int(id, value)],
+        )
+    }
+
+    fn set_compound(&mut self, id: u32, payload: &[u8]) -> Result<(), String> {
+        // S_EXT_CTRLS only reads the payload; the kernel's pointer is not const.
+        let mut copy = payload.to_vec();
+        self.ext_ctrls(
+            Req::SExtCtrls,
+            V4L2_CTRL_WHICH_CUR_VAL,
+            &mut [ctrl_ptr(id, copy.as_mut_ptr(), copy.len())],
+        )
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        self.out_buf = Some(self.map_buffer(OUTPUT)?);
+        self.cap_buf = Some(self.map_buffer(CAPTURE)?);
+        for ty in [OUTPUT, CAPTURE] {
+            let mut t = ty as i32;
+            self.call(self.video, Req::StreamOn, Arg::Int(&mut t))?;
+        }
+        self.streaming = true;
+        let mut fd = -1;
+        self.call(self.media, Req::RequestAlloc, Arg::Int(&mut fd))?;
+        self.request = fd;
+        Ok(())
+    }
+
+    fn encode(
+        &mut self,
+        frame: &[u8],
+        timestamp: u64,
+        params: &v4l2_ctrl_h264_encode_params,
+        rc: &v4l2_ctrl_h264_encode_rc,
+    ) -> Result<Completed, String> {
+        let (mut p, mut r) = (*params, *rc);
+        self.ext_ctrls(
+            Req::SExtCtrls,
+            V4L2_CTRL_WHICH_REQUEST_VAL,
+            &mut [
+                ctrl_ptr(
+                    V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
+                    &mut p as *mut _ as *mut u8,
+                    std::mem::size_of_val(&p),
+                ),
+                ctrl_ptr(
+                    V4L2_CID_STATELESS_H264_ENCODE_RC,
+                    &mut r as *mut _ as *mut u8,
+                    std::mem::size_of_val(&r),
+                ),
+            ],
+        )?;
+        let used = self.fill_source(frame)?;
+        let mut planes = [v4l2_plane {
+            bytesused: used,
+            length: self.out_buf.as_ref().map_or(0, |m| m.len as u32),
+            ..Default::default()
+        }];
+        let mut b = buffer(OUTPUT, &mut planes);
+        b.flags = V4L2_BUF_FLAG_REQUEST_FD;
+        b.__bindgen_anon_1.request_fd = self.request;
+        b.timestamp = timeval {
+            tv_sec: (timestamp / 1_000_000_000) as _,
+            tv_usec: (timestamp % 1_000_000_000 / 1000) as _,
+        };
+        self.call(self.video, Req::QBuf, Arg::Buf(&mut b))?;
+        let mut cplanes = [v4l2_plane {
+            length: self.cap_buf.as_ref().map_or(0, |m| m.len as u32),
+            ..Default::default()
+        }];
+        let mut cb = buffer(CAPTURE, &mut cplanes);
+        self.call(self.video, Req::QBuf, Arg::Buf(&mut cb))?;
+        self.call(self.request, Req::RequestQueue, Arg::None)?;
+        match self.k.poll_pri(self.request, REQUEST_TIMEOUT_MS) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(format!(
+                    "{}: the request did not complete within {REQUEST_TIMEOUT_MS} ms",
+                    self.path
+                ))
+            }
+            Err(e) => return Err(format!("poll on the request: {}", errno_name(e))),
+        }
+        let mut planes = [v4l2_plane::default()];
+        let mut b = buffer(OUTPUT, &mut planes);
+        self.call(self.video, Req::DqBuf, Arg::Buf(&mut b))?;
+        let mut cplanes = [v4l2_plane::default()];
+        let mut cb = buffer(CAPTURE, &mut cplanes);
+        self.call(self.video, Req::DqBuf, Arg::Buf(&mut cb))?;
+        let mut fb = v4l2_ctrl_h264_encode_feedback::default();
+        self.ext_ctrls(
+            Req::GExtCtrls,
+            V4L2_CTRL_WHICH_REQUEST_VAL,
+            &mut [ctrl_ptr(
+                V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK,
+                &mut fb as *mut _ as *mut u8,
+                std::mem::size_of_val(&fb),
+            )],
+        )?;
+        self.call(self.request, Req::RequestReinit, Arg::None)?;
+
+        let Some(m) = &self.cap_buf else {
+            return Err("not streaming".into());
+        };
+        let (start, used) = (
+            cplanes[0].data_offset as usize,
+            cplanes[0].bytesused as usize,
+        );
+        if start > used || used > m.len {
+            return Err(format!(
+                "{}: the CAPTURE buffer claims bytes {start}..{used} of {}",
+                self.path, m.len
+            ));
+        }
+        // SAFETY: the mapping is live and `len` bytes long; the range is checked above.
+        let payload = unsafe { std::slice::from_raw_parts(m.ptr, m.len) }[start..used].to_vec();
+        let error = cb.flags & V4L2_BUF_FLAG_ERROR != 0;
+        if error {
+            self.last_error = Some(format!(
+                "the CAPTURE buffer of timestamp {timestamp} came back with V4L2_BUF_FLAG_ERROR"
+            ));
+        }
+        Ok(Completed {
+            payload,
+            flags: cb.flags,
+            error: if error { -libc::EIO } else { 0 },
+            feedback: fb,
+            rec_slot: 0,
+        })
+    }
+
+    fn recon(&mut self, _slot: u32) -> Option<Result<Vec<u8>, String>> {
+        None
+    }
+
+    fn last_log(&self) -> Option<String> {
+        self.last_error.clone()
+    }
+
+    fn finish(&mut self) -> Result<(), String> {
+        let mut cmd = v4l2_encoder_cmd {
+            cmd: V4L2_ENC_CMD_STOP,
+            ..Default::default()
+        };
+        let r = self.call(self.video, Req::EncoderCmd, Arg::EncCmd(&mut cmd));
+        self.stop();
+        r
+    }
+}
+
+impl<K: Kernel> Drop for V4l2Encoder<K> {
+    fn drop(&mut self) {
+        self.stop();
+        for fd in [self.media, self.video] {
+            if fd >= 0 {
+                self.k.close(fd);
+            }
+        }
+    }
+}
