@@ -363,9 +363,11 @@ struct h264enc_frame_plan {
    */
   int8_t mad_qp_adjust;
   /**
-   * Must be zero.
+   * MaxMvsPer2Mb of the stream's level (Table A-1), 0 for no limit: the
+   * hardware may use sub-8x8 partitions (16 vectors per macroblock) only
+   * when this is 0 or at least 32.
    */
-  uint8_t reserved;
+  uint8_t max_mvs_per_2mb;
   /**
    * Macroblocks between checkpoints of the in-frame control; 0 for none.
    */

@@ -320,6 +320,8 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	const struct hantro_h264_enc_buf *rec = &enc->rec[plan->rec_slot];
 	size_t luma = (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) * 256;
+	/* Sub-8x8 partitions give 16 vectors per macroblock (Table A-1). */
+	bool inter4x4 = !plan->max_mvs_per_2mb || plan->max_mvs_per_2mb >= 32;
 	u32 ext;
 
 	vepu_write_relaxed(vpu, rec->dma, H1_H264_REG_ADDR_REC_LUMA);
@@ -346,8 +348,11 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 			   H1_H264_CTRL2_STREAM_MODE |
 			   (cfg->entropy_cabac ? H1_H264_CTRL2_ENTROPY_CABAC |
 			    H1_H264_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |
-			   (cfg->transform_8x8 ? H1_H264_CTRL2_TRANS8X8 : 0),
+			   (cfg->transform_8x8 ? H1_H264_CTRL2_TRANS8X8 : 0) |
+			   (inter4x4 ? H1_H264_CTRL2_INTER4X4_MODE : 0),
 			   H1_H264_REG_ENC_CTRL2);
+	/* 16x8, 8x16 and 8x8 partitions stay within every level's MaxMvsPer2Mb. */
+	vepu_write_relaxed(vpu, H1_H264_CTRL3_MUTIMV_EN, H1_H264_REG_ENC_CTRL3);
 	vepu_write_relaxed(vpu, H1_H264_QP_VAL_LUM(plan->qp) |
 			   H1_H264_QP_VAL_MIN(plan->qp_min) |
 			   H1_H264_QP_VAL_MAX(plan->qp_max) |

@@ -1,12 +1,14 @@
 //! The macroblock engine: mode decision, residual coding and reconstruction of one frame.
 
-use crate::bitwriter::{se_bits, ue_bits, BitWriter};
+use crate::bitwriter::BitWriter;
 use crate::cavlc::{write_block, LEVEL_CLAMP};
-use crate::inter::{mc_chroma, mc_luma, sad, satd, RefPlane};
+use crate::inter::{sad, satd};
+use crate::inter_mb::InterMb;
 use crate::intra::{self, Edges};
-use crate::mvpred::{self, BlockMotion, Neighbour, Shape};
+use crate::mvpred::{self, BlockMotion, Neighbour};
 use crate::picture::Planes;
 use crate::ratectl::InFrameRc;
+use crate::refpic::RefPicture;
 use crate::tables::{chroma_qp, BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
 use crate::transform::*;
 
@@ -22,6 +24,10 @@ pub struct FrameParams {
     /// Macroblock rows per slice, 0 for one slice.
     pub slice_rows: usize,
     pub disable_qpel: bool,
+    /// 16x8, 8x16 and 8x8 partitions (MUTIMV_EN).
+    pub multi_mv: bool,
+    /// 8x4, 4x8 and 4x4 sub-macroblock partitions too (H264_INTER4X4_MODE).
+    pub inter4x4: bool,
     /// Search range of the integer motion search, in samples (horizontal, vertical).
     pub search_range: [i32; 2],
     /// In-frame rate control (checkpoints, MAD) as programmed.
@@ -55,6 +61,10 @@ pub struct FrameStats {
     pub rlc_count: u32,
     pub intra_mbs: u32,
     pub skip_mbs: u32,
+    /// P macroblocks with motion per mb_type (16x16, 16x8, 8x16, 8x8).
+    pub part_counts: [u32; 4],
+    /// 8x8 blocks of P_8x8 macroblocks per sub_mb_type (8x8, 8x4, 4x8, 4x4).
+    pub sub_counts: [u32; 4],
 }
 
 /// One coded slice: its first macroblock and its slice_data() bits (no header).
@@ -64,9 +74,9 @@ pub struct SliceData {
 }
 
 pub struct FrameCoder<'a> {
-    p: &'a FrameParams,
+    pub(crate) p: &'a FrameParams,
     src: &'a Planes,
-    refp: Option<&'a Planes>,
+    refpic: Option<&'a RefPicture<'a>>,
     pub rec: Planes,
     pub mbs: Vec<MbInfo>,
     /// Per 4x4 block motion of the picture.
@@ -103,12 +113,13 @@ fn lambda(qp: i32) -> u32 {
 }
 
 impl<'a> FrameCoder<'a> {
-    pub fn new(p: &'a FrameParams, src: &'a Planes, refp: Option<&'a Planes>) -> Self {
+    /// A coder of `src`, predicting P frames from `refpic`.
+    pub fn new(p: &'a FrameParams, src: &'a Planes, refpic: Option<&'a RefPicture<'a>>) -> Self {
         let (mb_w, mb_h) = (src.mb_w, src.mb_h);
         FrameCoder {
             p,
             src,
-            refp,
+            refpic,
             rec: Planes::new(mb_w, mb_h),
             mbs: vec![
                 MbInfo {
@@ -169,6 +180,11 @@ impl<'a> FrameCoder<'a> {
         slices
     }
 
+    /// Width in macroblocks.
+    pub(crate) fn mb_w(&self) -> usize {
+        self.mb_w
+    }
+
     fn mb(&self, mbx: i32, mby: i32, slice: i32) -> Option<&MbInfo> {
         if mbx < 0 || mby < 0 || mbx >= self.mb_w as i32 || mby >= self.mb_h as i32 {
             return None;
@@ -210,57 +226,65 @@ impl<'a> FrameCoder<'a> {
                 .copy_from_slice(&self.src.y[(mby * 16 + r) * s + mbx * 16..][..16]);
         }
 
-        // Intra candidates.
-        let (i16_mode, i16_cost) = self.best_i16(slice, x, y, &src, lam);
-        let i4 = self.try_i4x4(slice, x, y, &src, qp, lam);
-        let mut intra_cost = i16_cost;
-        let mut use_i4 = false;
-        if let Some((cost, _)) = &i4 {
-            if *cost < i16_cost {
-                intra_cost = *cost;
-                use_i4 = true;
+        let mut inter_cost = None;
+        if let (false, Some(rp)) = (self.p.intra, self.refpic) {
+            let skip_mv = self.skip_mv(slice, x, y);
+            // P_Skip when its prediction leaves nothing to code.
+            let mut pred = [0u8; 256];
+            let mut cpred = [[0u8; 64]; 2];
+            let skip = InterMb {
+                mode: crate::inter_mb::PartMode::P16x16,
+                mv: [skip_mv; 16],
+                cost: 0,
+            };
+            self.predict_inter(rp, mbx, mby, &skip, &mut pred, &mut cpred);
+            if self.quant_luma_inter(&src, &pred, qp).1 == 0
+                && self.quant_chroma(x, y, qp, false, &cpred).cbp == 0
+            {
+                self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
+                *skip_run += 1;
+                return;
             }
-        }
-
-        if !self.p.intra {
-            if let Some(refp) = self.refp {
-                let (skip_mv_v, mvp) = self.inter_predictors(slice, x, y);
-                let (mv, inter_cost, pred) = self.motion_search(refp, x, y, &src, mvp, lam);
-                // P_Skip when its prediction leaves nothing to code.
-                let skip_pred = self.luma_pred(refp, x, y, skip_mv_v);
-                let skip_luma = self.code_luma_inter(&src, &skip_pred, qp);
-                let skip_chroma = self.code_chroma(x, y, qp, false, Some((refp, skip_mv_v)), None);
-                if skip_luma.cbp == 0 && skip_chroma.cbp == 0 {
-                    let skip_cost = satd(&src, 16, &skip_pred, 16, 16, 16);
-                    if skip_cost <= inter_cost + lam * 2 && skip_cost <= intra_cost {
-                        self.commit_skip(
-                            idx,
-                            mbx,
-                            mby,
-                            skip_mv_v,
-                            &skip_luma,
-                            &skip_chroma,
-                            *qp_prev,
-                        );
-                        *skip_run += 1;
-                        return;
-                    }
-                }
-                if inter_cost <= intra_cost {
-                    // Well-predicted macroblocks may get the MAD adjustment.
-                    let sad_pred = sad(&src, 16, &pred, 16, 16, 16);
-                    let qp = self.rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
-                    let luma = self.code_luma_inter(&src, &pred, qp);
-                    let chroma = self.code_chroma(x, y, qp, false, Some((refp, mv)), None);
-                    bw.ue(*skip_run);
-                    *skip_run = 0;
-                    self.write_inter(bw, idx, mbx, mby, mv, mvp, &luma, &chroma, qp, qp_prev);
+            let inter = self.decide_inter(rp, slice, mbx, mby, &src, skip_mv, lam);
+            let (i16_mode, i16_cost) = self.best_i16(slice, x, y, &src, lam);
+            // Intra 4x4 only where intra prediction is in the running.
+            let i4 = if i16_cost < inter.cost + inter.cost / 4 {
+                self.try_i4x4(slice, x, y, &src, qp, lam)
+            } else {
+                None
+            };
+            let intra_cost = i4.as_ref().map_or(i16_cost, |(c, _)| (*c).min(i16_cost));
+            if inter.cost <= intra_cost {
+                self.predict_inter(rp, mbx, mby, &inter, &mut pred, &mut cpred);
+                // Well-predicted macroblocks may get the MAD adjustment.
+                let sad_pred = sad(&src, 16, &pred, 16, 16, 16);
+                let qp = self.rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
+                let luma = self.code_luma_inter(&src, &pred, qp);
+                let chroma = self.code_chroma(x, y, qp, false, &cpred);
+                if inter.mv == skip.mv && luma.cbp == 0 && chroma.cbp == 0 {
+                    self.commit_skip(idx, mbx, mby, skip_mv, &luma.rec, &chroma.rec, *qp_prev);
+                    *skip_run += 1;
                     return;
                 }
+                bw.ue(*skip_run);
+                *skip_run = 0;
+                self.write_inter(
+                    bw, slice, idx, mbx, mby, &inter, &luma, &chroma, qp, qp_prev,
+                );
+                return;
             }
             bw.ue(*skip_run);
             *skip_run = 0;
+            inter_cost = Some((i16_mode, i16_cost, i4));
         }
+        let (i16_mode, i16_cost, i4) = match inter_cost {
+            Some(c) => c,
+            None => {
+                let (m, c) = self.best_i16(slice, x, y, &src, lam);
+                (m, c, self.try_i4x4(slice, x, y, &src, qp, lam))
+            }
+        };
+        let use_i4 = i4.as_ref().is_some_and(|(c, _)| *c < i16_cost);
         if use_i4 {
             let (_, luma) = i4.unwrap_or_else(|| unreachable!());
             self.write_intra(bw, slice, idx, mbx, mby, None, &luma, qp, qp_prev);
@@ -543,7 +567,13 @@ impl<'a> FrameCoder<'a> {
         ))
     }
 
-    fn code_luma_inter(&self, src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
+    /// Levels and coded_block_pattern of an inter luma residual.
+    fn quant_luma_inter(
+        &self,
+        src: &[u8; 256],
+        pred: &[u8; 256],
+        qp: i32,
+    ) -> ([[i32; 16]; 16], u32) {
         let mut levels = [[0i32; 16]; 16];
         let mut cbp = 0;
         for (r, lv) in levels.iter_mut().enumerate() {
@@ -554,6 +584,11 @@ impl<'a> FrameCoder<'a> {
                 cbp |= 1 << ((by / 8) * 2 + bx / 8);
             }
         }
+        (levels, cbp)
+    }
+
+    fn code_luma_inter(&self, src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
+        let (mut levels, cbp) = self.quant_luma_inter(src, pred, qp);
         let mut rec = [0u8; 256];
         for (r, lv) in levels.iter_mut().enumerate() {
             let (bx, by) = (r % 4 * 4, r / 4 * 4);
@@ -573,27 +608,14 @@ impl<'a> FrameCoder<'a> {
         }
     }
 
-    fn luma_pred(&self, refp: &Planes, x: i32, y: i32, mv: [i32; 2]) -> [u8; 256] {
-        let r = RefPlane {
-            data: &refp.y,
-            stride: refp.stride(),
-            width: refp.stride() as i32,
-            height: refp.mb_h as i32 * 16,
-        };
-        let mut out = [0u8; 256];
-        mc_luma(&r, x * 16, y * 16, mv, 16, 16, &mut out);
-        out
-    }
-
-    /// Codes both chroma components from an intra mode or an inter vector.
-    fn code_chroma(
+    /// Quantized chroma levels of a macroblock predicted by `preds`.
+    fn quant_chroma(
         &self,
         x: i32,
         y: i32,
         qp: i32,
         intra: bool,
-        inter: Option<(&Planes, [i32; 2])>,
-        intra_pred: Option<&[[u8; 64]; 2]>,
+        preds: &[[u8; 64]; 2],
     ) -> ChromaCoding {
         let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
         let cs = self.src.cstride();
@@ -603,28 +625,13 @@ impl<'a> FrameCoder<'a> {
             cbp: 0,
             rec: [[0; 64]; 2],
         };
-        let mut preds = [[0u8; 64]; 2];
-        if let Some(p) = intra_pred {
-            preds = *p;
-        } else if let Some((refp, mv)) = inter {
-            for (c, plane) in [&refp.cb, &refp.cr].into_iter().enumerate() {
-                let r = RefPlane {
-                    data: plane,
-                    stride: refp.cstride(),
-                    width: refp.cstride() as i32,
-                    height: refp.mb_h as i32 * 8,
-                };
-                mc_chroma(&r, x * 8, y * 8, mv, 8, 8, &mut preds[c]);
-            }
-        }
         let mut any_ac = false;
         let mut any_dc = false;
-        let mut coefs = [[[0i32; 16]; 4]; 2];
         for c in 0..2 {
             let plane = if c == 0 { &self.src.cb } else { &self.src.cr };
             for b in 0..4 {
                 let (bx, by) = (b % 2 * 4, b / 2 * 4);
-                let d = &mut coefs[c][b];
+                let d = &mut out.ac[c][b];
                 for i in 0..16 {
                     let sv =
                         plane[(y as usize * 8 + by + i / 4) * cs + x as usize * 8 + bx + i % 4];
@@ -632,18 +639,14 @@ impl<'a> FrameCoder<'a> {
                 }
                 fdct4x4(d);
                 out.dc[c][b] = d[0];
+                any_ac |= quant4x4(d, qpc, intra, true);
+                d[0] = 0;
+                clamp_levels(d);
             }
             hadamard2x2(&mut out.dc[c]);
             any_dc |= quant_chroma_dc(&mut out.dc[c], qpc, intra);
             for v in out.dc[c].iter_mut() {
                 *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
-            }
-            for b in 0..4 {
-                let d = &mut coefs[c][b];
-                any_ac |= quant4x4(d, qpc, intra, true);
-                d[0] = 0;
-                clamp_levels(d);
-                out.ac[c][b] = *d;
             }
         }
         out.cbp = if any_ac {
@@ -656,6 +659,20 @@ impl<'a> FrameCoder<'a> {
         if !any_ac {
             out.ac = [[[0; 16]; 4]; 2];
         }
+        out
+    }
+
+    /// Codes both chroma components of a macroblock predicted by `preds`.
+    fn code_chroma(
+        &self,
+        x: i32,
+        y: i32,
+        qp: i32,
+        intra: bool,
+        preds: &[[u8; 64]; 2],
+    ) -> ChromaCoding {
+        let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
+        let mut out = self.quant_chroma(x, y, qp, intra, preds);
         for c in 0..2 {
             let mut f = out.dc[c];
             hadamard2x2(&mut f);
@@ -720,7 +737,7 @@ impl<'a> FrameCoder<'a> {
     }
 
     /// Neighbours A, B, C (or D) of the 4x4 block at global 4x4 position (gx, gy) of width `w4`.
-    fn neighbours(
+    pub(crate) fn neighbours(
         &self,
         slice: i32,
         gx: i32,
@@ -754,126 +771,10 @@ impl<'a> FrameCoder<'a> {
         (a, b, c)
     }
 
-    /// Returns the P_Skip vector and the 16x16 prediction mvp.
-    fn inter_predictors(&self, slice: i32, x: i32, y: i32) -> ([i32; 2], [i32; 2]) {
+    /// The P_Skip vector of the macroblock (8.4.1.1).
+    fn skip_mv(&self, slice: i32, x: i32, y: i32) -> [i32; 2] {
         let (a, b, c) = self.neighbours(slice, x * 4, y * 4, 4, (x, y), 0);
-        (
-            mvpred::skip_mv(a, b, c),
-            mvpred::predict(0, a, b, c, Shape::Other),
-        )
-    }
-
-    /// Integer search around the predictors, then half- and quarter-sample refinement.
-    fn motion_search(
-        &self,
-        refp: &Planes,
-        x: i32,
-        y: i32,
-        src: &[u8; 256],
-        mvp: [i32; 2],
-        lam: u32,
-    ) -> ([i32; 2], u32, [u8; 256]) {
-        let stride = refp.stride();
-        let (w, h) = (stride as i32, refp.mb_h as i32 * 16);
-        let mv_bits = |mv: [i32; 2]| se_bits(mv[0] - mvp[0]) + se_bits(mv[1] - mvp[1]);
-        let [rx, ry] = self.p.search_range;
-        let in_range = |mv: [i32; 2]| mv[0].abs() <= rx * 4 && mv[1].abs() <= ry * 4;
-        let int_cost = |mv: [i32; 2]| -> u32 {
-            let (px, py) = (x * 16 + mv[0] / 4, y * 16 + mv[1] / 4);
-            let d = if px >= 0 && py >= 0 && px + 16 <= w && py + 16 <= h {
-                sad(
-                    src,
-                    16,
-                    &refp.y[py as usize * stride + px as usize..],
-                    stride,
-                    16,
-                    16,
-                )
-            } else {
-                let p = self.luma_pred(refp, x, y, mv);
-                sad(src, 16, &p, 16, 16, 16)
-            };
-            d + lam * mv_bits(mv)
-        };
-        let round = |v: i32| ((v + 2) >> 2) << 2;
-        let mut best = ([0, 0], int_cost([0, 0]));
-        let cand = [round(mvp[0]), round(mvp[1])];
-        if in_range(cand) {
-            let c = int_cost(cand);
-            if c < best.1 {
-                best = (cand, c);
-            }
-        }
-        // Small diamond descent, then a square ring to escape local minima.
-        for step in [4, 4, 4] {
-            loop {
-                let mut moved = false;
-                for d in [[step, 0], [-step, 0], [0, step], [0, -step]] {
-                    let mv = [best.0[0] + d[0], best.0[1] + d[1]];
-                    if !in_range(mv) {
-                        continue;
-                    }
-                    let c = int_cost(mv);
-                    if c < best.1 {
-                        best = (mv, c);
-                        moved = true;
-                    }
-                }
-                if !moved {
-                    break;
-                }
-            }
-            let centre = best.0;
-            for d in [
-                [8, 8],
-                [8, -8],
-                [-8, 8],
-                [-8, -8],
-                [16, 0],
-                [-16, 0],
-                [0, 16],
-                [0, -16],
-            ] {
-                let mv = [centre[0] + d[0], centre[1] + d[1]];
-                if in_range(mv) {
-                    let c = int_cost(mv);
-                    if c < best.1 {
-                        best = (mv, c);
-                    }
-                }
-            }
-        }
-        // Sub-sample refinement with SATD.
-        let sub_cost = |mv: [i32; 2]| -> (u32, [u8; 256]) {
-            let p = self.luma_pred(refp, x, y, mv);
-            (satd(src, 16, &p, 16, 16, 16) + lam * mv_bits(mv), p)
-        };
-        let (c0, p0) = sub_cost(best.0);
-        let mut bestf = (best.0, c0, p0);
-        let steps: &[i32] = if self.p.disable_qpel { &[2] } else { &[2, 1] };
-        for &st in steps {
-            let centre = bestf.0;
-            for d in [
-                [-st, -st],
-                [0, -st],
-                [st, -st],
-                [-st, 0],
-                [st, 0],
-                [-st, st],
-                [0, st],
-                [st, st],
-            ] {
-                let mv = [centre[0] + d[0], centre[1] + d[1]];
-                if !in_range(mv) {
-                    continue;
-                }
-                let (c, p) = sub_cost(mv);
-                if c < bestf.1 {
-                    bestf = (mv, c, p);
-                }
-            }
-        }
-        (bestf.0, bestf.1 + lam, bestf.2)
+        mvpred::skip_mv(a, b, c)
     }
 
     fn set_motion(&mut self, mbx: usize, mby: usize, m: BlockMotion) {
@@ -907,12 +808,12 @@ impl<'a> FrameCoder<'a> {
         mbx: usize,
         mby: usize,
         mv: [i32; 2],
-        luma: &LumaCoding,
-        chroma: &ChromaCoding,
+        luma: &[u8; 256],
+        chroma: &[[u8; 64]; 2],
         qp_prev: i32,
     ) {
         self.set_motion(mbx, mby, BlockMotion { ref_idx: 0, mv });
-        self.store_rec(mbx, mby, &luma.rec, &chroma.rec);
+        self.store_rec(mbx, mby, luma, chroma);
         let m = &mut self.mbs[idx];
         m.skip = true;
         m.qp = qp_prev;
@@ -1036,19 +937,23 @@ impl<'a> FrameCoder<'a> {
     fn write_inter(
         &mut self,
         bw: &mut BitWriter,
+        slice: i32,
         idx: usize,
         mbx: usize,
         mby: usize,
-        mv: [i32; 2],
-        mvp: [i32; 2],
+        inter: &InterMb,
         luma: &LumaCoding,
         chroma: &ChromaCoding,
         qp: i32,
         qp_prev: &mut i32,
     ) {
-        bw.ue(0); // P_L0_16x16
-        bw.se(mv[0] - mvp[0]);
-        bw.se(mv[1] - mvp[1]);
+        self.write_inter_pred(bw, slice, mbx, mby, inter);
+        self.stats.part_counts[inter.mode.mb_type() as usize] += 1;
+        if let crate::inter_mb::PartMode::P8x8(subs) = inter.mode {
+            for s in subs {
+                self.stats.sub_counts[s as usize] += 1;
+            }
+        }
         let cbp = luma.cbp | (chroma.cbp << 4);
         bw.ue(CBP_INTER_CODE[cbp as usize] as u32);
         let qp_coded = if cbp != 0 {
@@ -1059,7 +964,6 @@ impl<'a> FrameCoder<'a> {
         };
         self.mbs[idx].qp = qp_coded;
         self.stats.qp_sum += qp_coded as u32;
-        self.set_motion(mbx, mby, BlockMotion { ref_idx: 0, mv });
         self.write_luma_residual(bw, idx, luma, false);
         self.write_chroma_residual(bw, idx, chroma);
         self.store_rec(mbx, mby, &luma.rec, &chroma.rec);
@@ -1080,7 +984,7 @@ impl<'a> FrameCoder<'a> {
     ) {
         let (x, y) = (mbx as i32, mby as i32);
         let (cmode, cpred) = self.chroma_intra(slice, x, y);
-        let chroma = self.code_chroma(x, y, qp, true, None, Some(&cpred));
+        let chroma = self.code_chroma(x, y, qp, true, &cpred);
         let luma = &i4.0;
         let base = if self.p.intra { 0 } else { 5 };
         self.mbs[idx].intra = true;
@@ -1155,11 +1059,6 @@ impl<'a> FrameCoder<'a> {
             return None;
         }
         Some(if m.i4x4 { m.i4_modes[r] } else { intra::I4_DC })
-    }
-
-    /// Bits an MVD would cost; used by callers that need the rate term.
-    pub fn mvd_bits(d: [i32; 2]) -> u32 {
-        se_bits(d[0]) + se_bits(d[1]) + ue_bits(0)
     }
 }
 

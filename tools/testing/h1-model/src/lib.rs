@@ -16,11 +16,13 @@ pub mod cavlc;
 pub mod deblock;
 pub mod encoder;
 pub mod inter;
+pub mod inter_mb;
 pub mod intra;
 pub mod memory;
 pub mod mvpred;
 pub mod picture;
 pub mod ratectl;
+pub mod refpic;
 pub mod regs;
 pub mod slice;
 pub mod tables;
@@ -151,6 +153,9 @@ impl H1 {
             constrained_intra_pred: regs.read(ENC_CTRL0) & CTRL0_CONSTR_INTRA_PRED != 0,
             slice_rows: regs.field(ENC_CTRL2, CTRL2_SLICE_SIZE_SHIFT, 7) as usize,
             disable_qpel: regs.read(ENC_CTRL2) & CTRL2_DISABLE_QUARTER_PIXMV != 0,
+            multi_mv: regs.read(ENC_CTRL3) & CTRL3_MUTIMV_EN != 0,
+            inter4x4: regs.read(ENC_CTRL3) & CTRL3_MUTIMV_EN != 0
+                && regs.read(ENC_CTRL2) & CTRL2_INTER4X4_MODE != 0,
             search_range: [
                 match range & 0xffff {
                     0 => 32,
@@ -213,7 +218,8 @@ impl H1 {
             return Err(IRQ_CONFIG_ERROR);
         }
 
-        let mut coder = FrameCoder::new(&params, &src, refp.as_ref());
+        let refpic = refp.as_ref().map(refpic::RefPicture::new);
+        let mut coder = FrameCoder::new(&params, &src, refpic.as_ref());
         let slices = coder.encode();
 
         // Slice NAL units: start code, NAL header, escaped slice_header() + slice_data().

@@ -6,17 +6,18 @@
 mod common;
 use common::*;
 
-/// Encodes and checks one configuration; returns a message on failure.
-fn check(name: &str, cfg: &Config, frames: usize) -> Result<(), String> {
+/// Encodes and checks one configuration; returns the partition counts, or a message on failure.
+fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4]), String> {
     let yuv = clip(name, cfg.width, cfg.height, frames);
     let enc = encode(&yuv, cfg);
     let tag = format!(
-        "{name}-{}x{}-qp{}-db{}-rows{}{}{}",
+        "{name}-{}x{}-qp{}-db{}-rows{}-part{}{}{}",
         cfg.width,
         cfg.height,
         cfg.qp,
         cfg.deblock_idc,
         cfg.slice_rows,
+        cfg.partitions,
         if cfg.nv12 { "-nv12" } else { "" },
         if cfg.constrained_intra { "-cip" } else { "" }
     );
@@ -67,12 +68,14 @@ fn check(name: &str, cfg: &Config, frames: usize) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    Ok((enc.part_counts, enc.sub_counts))
 }
 
 fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
     let mut failures = Vec::new();
     let mut count = 0;
+    // Per partition setting: mb_type counts, sub_mb_type counts.
+    let mut seen = [([0u32; 4], [0u32; 4]); 3];
     for &(w, h) in sizes {
         for content in ["flat", "noise", "testsrc2", "meadow"] {
             for qp in [10, 26, 40, 51] {
@@ -83,6 +86,8 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
                         } else {
                             mbs(h).div_ceil(3) as u32
                         };
+                        // Each configuration takes one of the three partition settings in turn.
+                        let partitions = (count % 3) as u8;
                         let cfg = Config {
                             width: w,
                             height: h,
@@ -90,11 +95,19 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
                             deblock_idc,
                             slice_rows: rows,
                             gop: 3,
+                            partitions,
                             ..Default::default()
                         };
                         count += 1;
-                        if let Err(e) = check(content, &cfg, frames) {
-                            failures.push(e);
+                        match check(content, &cfg, frames) {
+                            Ok((parts, subs)) => {
+                                let s = &mut seen[partitions as usize];
+                                for k in 0..4 {
+                                    s.0[k] += parts[k];
+                                    s.1[k] += subs[k];
+                                }
+                            }
+                            Err(e) => failures.push(e),
                         }
                     }
                 }
@@ -107,7 +120,17 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
         failures.len(),
         failures.join("\n")
     );
-    eprintln!("{count} configurations byte-exact");
+    eprintln!("{count} configurations byte-exact; (mb_type, sub_mb_type) counts per partition setting: {seen:?}");
+    // The registers gate the partitions, and with them on every shape is coded.
+    assert_eq!(seen[0].0[1..], [0, 0, 0], "16x16 only: {seen:?}");
+    assert_eq!(
+        seen[1].1[1..],
+        [0, 0, 0],
+        "no sub-8x8 without INTER4X4: {seen:?}"
+    );
+    assert!(seen[1].0.iter().all(|&n| n > 0), "MUTIMV: {seen:?}");
+    assert!(seen[2].0.iter().all(|&n| n > 0), "INTER4X4: {seen:?}");
+    assert!(seen[2].1.iter().all(|&n| n > 0), "INTER4X4: {seen:?}");
 }
 
 #[test]

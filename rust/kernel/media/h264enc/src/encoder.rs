@@ -262,6 +262,7 @@ impl Encoder {
         let mut plan = FramePlan {
             frame_index: self.frame_index,
             ref_slot: 0xff,
+            max_mvs_per_2mb: level::max_mvs_per_2mb(self.sps.level_idc),
             ..FramePlan::default()
         };
         if !decision.idr {

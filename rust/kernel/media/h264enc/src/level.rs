@@ -117,6 +117,15 @@ pub fn choose(n: &LevelNeeds) -> Option<u8> {
     LEVELS.iter().find(|l| fits(l, n)).map(|l| l.level_idc)
 }
 
+/// MaxMvsPer2Mb of Table A-1: 0 (no limit) below level 3, 32 at level 3, 16 above.
+pub fn max_mvs_per_2mb(level_idc: u8) -> u8 {
+    match level_idc {
+        0..=22 => 0,
+        30 => 32,
+        _ => 16,
+    }
+}
+
 /// Returns the Table A-1 row of `level_idc`.
 pub fn limits(level_idc: u8) -> Option<&'static LevelLimits> {
     LEVELS.iter().find(|l| l.level_idc == level_idc)

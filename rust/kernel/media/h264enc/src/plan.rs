@@ -59,8 +59,10 @@ pub struct FramePlan {
     pub mad_threshold: u8,
     /// QP added to macroblocks under the MAD threshold.
     pub mad_qp_adjust: i8,
-    /// Must be zero.
-    pub reserved: u8,
+    /// MaxMvsPer2Mb of the stream's level (Table A-1), 0 for no limit: the
+    /// hardware may use sub-8x8 partitions (16 vectors per macroblock) only
+    /// when this is 0 or at least 32.
+    pub max_mvs_per_2mb: u8,
     /// Macroblocks between checkpoints of the in-frame control; 0 for none.
     pub checkpoint_distance: u16,
     /// Cumulative checkpoint targets, 32-bit words.

@@ -23,6 +23,9 @@ pub struct Config {
     pub chroma_qp_offset: i32,
     pub alpha: i32,
     pub beta: i32,
+    /// Inter partitions: 0 16x16 only, 1 also 16x8, 8x16, 8x8 (MUTIMV_EN),
+    /// 2 also sub-8x8 (H264_INTER4X4_MODE).
+    pub partitions: u8,
     /// Extra register writes after the standard programming (offset, value).
     pub extra_regs: Vec<(usize, u32)>,
 }
@@ -41,6 +44,7 @@ impl Default for Config {
             chroma_qp_offset: 0,
             alpha: 0,
             beta: 0,
+            partitions: 2,
             extra_regs: Vec::new(),
         }
     }
@@ -57,6 +61,9 @@ pub struct Encoded {
     pub mb_qps: Vec<Vec<u8>>,
     /// The register file after each frame.
     pub regs_after: Vec<Registers>,
+    /// P macroblocks coded with each mb_type 0..3, and 8x8 blocks with each sub_mb_type.
+    pub part_counts: [u32; 4],
+    pub sub_counts: [u32; 4],
 }
 
 /// The feedback registers of one frame beside the model's own counts.
@@ -132,6 +139,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let mut feedback = Vec::new();
     let mut mb_qps = Vec::new();
     let mut regs_after = Vec::new();
+    let mut part_counts = [0u32; 4];
+    let mut sub_counts = [0u32; 4];
     let mut frame_num = 0u32;
     let mut idr_id = 0u32;
     for f in 0..frames {
@@ -198,7 +207,20 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             ENC_CTRL2,
             (cfg.deblock_idc << CTRL2_DEBLOCKING_FILTER_MODE_SHIFT)
                 | (cfg.slice_rows << CTRL2_SLICE_SIZE_SHIFT)
-                | CTRL2_STREAM_MODE,
+                | CTRL2_STREAM_MODE
+                | if cfg.partitions >= 2 {
+                    CTRL2_INTER4X4_MODE
+                } else {
+                    0
+                },
+        );
+        r.write(
+            ENC_CTRL3,
+            if cfg.partitions >= 1 {
+                CTRL3_MUTIMV_EN
+            } else {
+                0
+            },
         );
         r.write(
             QP_VAL,
@@ -242,6 +264,10 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             .filter(|w| w == &[0, 0, 0, 1])
             .count();
         assert_eq!(start_codes, rep.nal_sizes.len(), "slice NAL count");
+        for k in 0..4 {
+            part_counts[k] += rep.stats.part_counts[k];
+            sub_counts[k] += rep.stats.sub_counts[k];
+        }
         feedback.push(Feedback {
             bits,
             nal_bytes,
@@ -285,5 +311,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         feedback,
         mb_qps,
         regs_after,
+        part_counts,
+        sub_counts,
     }
 }

@@ -56,7 +56,7 @@ fn main() {
     let mut enc = Encoder::with_api_config(OpenH264API::from_source(), cfg)
         .unwrap_or_else(|e| fail(&format!("encoder: {e}")));
     let frame = w * h * 3 / 2;
-    if frame == 0 || data.len() % frame != 0 {
+    if frame == 0 || !data.len().is_multiple_of(frame) {
         fail("input is not a whole number of I420 frames");
     }
     let mut out = Vec::new();

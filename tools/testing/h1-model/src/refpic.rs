@@ -1,0 +1,370 @@
+//! The reference picture as the motion search reads it: luma and chroma with
+//! replicated borders, and the three half-sample luma planes of clause
+//! 8.4.2.2.1 computed once per frame, so that any quarter-sample prediction is
+//! a copy or the rounded average of two planes (Table 8-12).
+//!
+//! Border replication equals the clamping of eq. 8-228/8-229, so predictions
+//! are exact; blocks whose filter taps would leave the padded area fall back
+//! to the sample-by-sample path of [`crate::inter`].
+
+use crate::inter::{mc_chroma, mc_luma, RefPlane};
+use crate::picture::Planes;
+
+/// Luma border, in samples, on every side.
+const PAD: usize = 48;
+/// Chroma border.
+const CPAD: usize = PAD / 2;
+/// Distance from the padded edge a block must keep for exact half-sample planes.
+const MARGIN: i32 = 4;
+
+/// A padded plane.
+struct Padded<T> {
+    data: Vec<T>,
+    stride: usize,
+}
+
+/// One reference picture, prepared for motion estimation and compensation.
+pub struct RefPicture<'a> {
+    planes: &'a Planes,
+    /// Visible-area size in samples (whole macroblocks).
+    width: i32,
+    height: i32,
+    /// Integer, horizontal half (b), vertical half (h) and centre (j) samples.
+    g: Padded<u8>,
+    b: Padded<u8>,
+    h: Padded<u8>,
+    j: Padded<u8>,
+    cb: Padded<u8>,
+    cr: Padded<u8>,
+}
+
+fn pad_plane(src: &[u8], w: usize, rows: usize, pad: usize) -> Padded<u8> {
+    let stride = w + 2 * pad;
+    let mut data = vec![0u8; stride * (rows + 2 * pad)];
+    for y in 0..rows + 2 * pad {
+        let sy = y.saturating_sub(pad).min(rows - 1);
+        let srow = &src[sy * w..sy * w + w];
+        let drow = &mut data[y * stride..(y + 1) * stride];
+        drow[..pad].fill(srow[0]);
+        drow[pad..pad + w].copy_from_slice(srow);
+        drow[pad + w..].fill(srow[w - 1]);
+    }
+    Padded { data, stride }
+}
+
+#[inline]
+fn clip1(v: i32) -> u8 {
+    v.clamp(0, 255) as u8
+}
+
+#[inline]
+fn tap6(a: i32, b: i32, c: i32, d: i32, e: i32, f: i32) -> i32 {
+    a - 5 * b + 20 * c + 20 * d - 5 * e + f
+}
+
+impl<'a> RefPicture<'a> {
+    /// Pads `planes` and computes its half-sample planes.
+    pub fn new(planes: &'a Planes) -> Self {
+        let (w, hgt) = (planes.stride(), planes.mb_h * 16);
+        let g = pad_plane(&planes.y, w, hgt, PAD);
+        let s = g.stride;
+        let rows = hgt + 2 * PAD;
+        let n = g.data.len();
+        let mut b = vec![0u8; n];
+        let mut h = vec![0u8; n];
+        let mut j = vec![0u8; n];
+        // Vertical intermediates h1 (unrounded) of every sample whose taps exist.
+        let mut h1 = vec![0i32; n];
+        for y in 2..rows - 3 {
+            let r = |k: usize| &g.data[(y + k - 2) * s..(y + k - 1) * s];
+            let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
+            let out = &mut h1[y * s..(y + 1) * s];
+            let hout = &mut h[y * s..(y + 1) * s];
+            for x in 0..s {
+                let v = tap6(
+                    r0[x] as i32,
+                    r1[x] as i32,
+                    r2[x] as i32,
+                    r3[x] as i32,
+                    r4[x] as i32,
+                    r5[x] as i32,
+                );
+                out[x] = v;
+                hout[x] = clip1((v + 16) >> 5);
+            }
+        }
+        for y in 0..rows {
+            let row = &g.data[y * s..(y + 1) * s];
+            let hrow = &h1[y * s..(y + 1) * s];
+            let bout = &mut b[y * s..(y + 1) * s];
+            let jout = &mut j[y * s..(y + 1) * s];
+            for x in 2..s - 3 {
+                let v = tap6(
+                    row[x - 2] as i32,
+                    row[x - 1] as i32,
+                    row[x] as i32,
+                    row[x + 1] as i32,
+                    row[x + 2] as i32,
+                    row[x + 3] as i32,
+                );
+                bout[x] = clip1((v + 16) >> 5);
+                let v = tap6(
+                    hrow[x - 2],
+                    hrow[x - 1],
+                    hrow[x],
+                    hrow[x + 1],
+                    hrow[x + 2],
+                    hrow[x + 3],
+                );
+                jout[x] = clip1((v + 512) >> 10);
+            }
+        }
+        let cw = planes.cstride();
+        let ch = planes.mb_h * 8;
+        RefPicture {
+            planes,
+            width: w as i32,
+            height: hgt as i32,
+            b: Padded { data: b, stride: s },
+            h: Padded { data: h, stride: s },
+            j: Padded { data: j, stride: s },
+            g,
+            cb: pad_plane(&planes.cb, cw, ch, CPAD),
+            cr: pad_plane(&planes.cr, cw, ch, CPAD),
+        }
+    }
+
+    /// The picture this was made from.
+    pub fn planes(&self) -> &Planes {
+        self.planes
+    }
+
+    /// True when a `w` x `h` block at integer position (x, y) and its
+    /// neighbours one sample right and down lie where the half-sample planes are exact.
+    #[inline]
+    fn fast(&self, x: i32, y: i32, w: usize, h: usize) -> bool {
+        let lim = PAD as i32 - MARGIN;
+        x >= -lim
+            && y >= -lim
+            && x + (w as i32) < self.width + lim
+            && y + (h as i32) < self.height + lim
+    }
+
+    #[inline]
+    fn at(&self, p: &Padded<u8>, x: i32, y: i32) -> usize {
+        (y + PAD as i32) as usize * p.stride + (x + PAD as i32) as usize
+    }
+
+    /// Integer-position luma rows starting at (x, y), for SAD: `None` outside the padded area.
+    #[inline]
+    pub fn full_block(&self, x: i32, y: i32, w: usize, h: usize) -> Option<(&[u8], usize)> {
+        if !self.fast(x, y, w, h) {
+            return None;
+        }
+        let o = self.at(&self.g, x, y);
+        Some((&self.g.data[o..], self.g.stride))
+    }
+
+    /// Predicts a `w` x `h` luma block at (x, y) moved by `mv` (quarter samples) into `out`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn luma(
+        &self,
+        x: i32,
+        y: i32,
+        mv: [i32; 2],
+        w: usize,
+        h: usize,
+        out: &mut [u8],
+        os: usize,
+    ) {
+        let (xi, yi) = (x + (mv[0] >> 2), y + (mv[1] >> 2));
+        if !self.fast(xi, yi, w, h) {
+            let r = RefPlane {
+                data: &self.planes.y,
+                stride: self.planes.stride(),
+                width: self.width,
+                height: self.height,
+            };
+            let mut tmp = [0u8; 256];
+            mc_luma(&r, xi, yi, [mv[0] & 3, mv[1] & 3], w, h, &mut tmp);
+            for row in 0..h {
+                out[row * os..row * os + w].copy_from_slice(&tmp[row * w..row * w + w]);
+            }
+            return;
+        }
+        // Table 8-12: each position is one plane sample or the average of two.
+        let (g, b, hh, j) = (&self.g, &self.b, &self.h, &self.j);
+        type Second<'p> = Option<(&'p Padded<u8>, i32, i32)>;
+        let (first, fx, second): (&Padded<u8>, i32, Second) = match (mv[0] & 3, mv[1] & 3) {
+            (0, 0) => (g, 0, None),
+            (0, 1) => (g, 0, Some((hh, 0, 0))),
+            (0, 2) => (hh, 0, None),
+            (0, 3) => (hh, 0, Some((g, 0, 1))),
+            (1, 0) => (g, 0, Some((b, 0, 0))),
+            (1, 1) => (b, 0, Some((hh, 0, 0))),
+            (1, 2) => (hh, 0, Some((j, 0, 0))),
+            (1, 3) => (hh, 0, Some((b, 0, 1))),
+            (2, 0) => (b, 0, None),
+            (2, 1) => (b, 0, Some((j, 0, 0))),
+            (2, 2) => (j, 0, None),
+            (2, 3) => (j, 0, Some((b, 0, 1))),
+            (3, 0) => (b, 0, Some((g, 1, 0))),
+            (3, 1) => (b, 0, Some((hh, 1, 0))),
+            (3, 2) => (j, 0, Some((hh, 1, 0))),
+            _ => (hh, 1, Some((b, 0, 1))),
+        };
+        let o1 = self.at(first, xi + fx, yi);
+        match second {
+            None => {
+                for row in 0..h {
+                    let s = &first.data[o1 + row * first.stride..][..w];
+                    out[row * os..row * os + w].copy_from_slice(s);
+                }
+            }
+            Some((p2, dx, dy)) => {
+                let o2 = self.at(p2, xi + dx, yi + dy);
+                for row in 0..h {
+                    let a = &first.data[o1 + row * first.stride..][..w];
+                    let c = &p2.data[o2 + row * p2.stride..][..w];
+                    let d = &mut out[row * os..row * os + w];
+                    for k in 0..w {
+                        d[k] = ((a[k] as u16 + c[k] as u16 + 1) >> 1) as u8;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Predicts a `w` x `h` block of chroma plane `c` (0 Cb, 1 Cr) at chroma
+    /// position (x, y) for luma vector `mv` (eighth chroma samples, 8.4.2.2.2).
+    #[allow(clippy::too_many_arguments)]
+    pub fn chroma(
+        &self,
+        c: usize,
+        x: i32,
+        y: i32,
+        mv: [i32; 2],
+        w: usize,
+        h: usize,
+        out: &mut [u8],
+        os: usize,
+    ) {
+        let (xi, yi) = (x + (mv[0] >> 3), y + (mv[1] >> 3));
+        let (fx, fy) = (mv[0] & 7, mv[1] & 7);
+        let lim = CPAD as i32 - 2;
+        let (cw, ch) = (self.width / 2, self.height / 2);
+        let p = if c == 0 { &self.cb } else { &self.cr };
+        if xi < -lim || yi < -lim || xi + w as i32 + 1 > cw + lim || yi + h as i32 + 1 > ch + lim {
+            let src = if c == 0 {
+                &self.planes.cb
+            } else {
+                &self.planes.cr
+            };
+            let r = RefPlane {
+                data: src,
+                stride: self.planes.cstride(),
+                width: cw,
+                height: ch,
+            };
+            let mut tmp = [0u8; 64];
+            mc_chroma(&r, x, y, mv, w, h, &mut tmp);
+            for row in 0..h {
+                out[row * os..row * os + w].copy_from_slice(&tmp[row * w..row * w + w]);
+            }
+            return;
+        }
+        let s = p.stride;
+        let o = (yi + CPAD as i32) as usize * s + (xi + CPAD as i32) as usize;
+        let (wa, wb, wc, wd) = (
+            ((8 - fx) * (8 - fy)) as u16,
+            (fx * (8 - fy)) as u16,
+            ((8 - fx) * fy) as u16,
+            (fx * fy) as u16,
+        );
+        for row in 0..h {
+            let r0 = &p.data[o + row * s..][..w + 1];
+            let r1 = &p.data[o + (row + 1) * s..][..w + 1];
+            let d = &mut out[row * os..row * os + w];
+            for k in 0..w {
+                d[k] = ((wa * r0[k] as u16
+                    + wb * r0[k + 1] as u16
+                    + wc * r1[k] as u16
+                    + wd * r1[k + 1] as u16
+                    + 32)
+                    >> 6) as u8;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift) for random pictures and vectors.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 16) as u32
+        }
+        fn range(&mut self, lo: i32, hi: i32) -> i32 {
+            lo + (self.next() % (hi - lo + 1) as u32) as i32
+        }
+    }
+
+    /// Every fast prediction equals the sample-by-sample one of clause 8.4.2.2,
+    /// inside the picture, near its edges and far outside it.
+    #[test]
+    fn fast_prediction_equals_the_plain_one() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut p = Planes::new(3, 2);
+        for v in p.y.iter_mut().chain(p.cb.iter_mut()).chain(p.cr.iter_mut()) {
+            *v = rng.next() as u8;
+        }
+        let rp = RefPicture::new(&p);
+        let luma = RefPlane {
+            data: &p.y,
+            stride: p.stride(),
+            width: 48,
+            height: 32,
+        };
+        for _ in 0..20000 {
+            let (w, h) = [(16, 16), (16, 8), (8, 16), (8, 8), (8, 4), (4, 8), (4, 4)]
+                [rng.range(0, 6) as usize];
+            let (x, y) = (
+                rng.range(0, 2) * 16 + rng.range(0, 3) * 4,
+                rng.range(0, 1) * 16,
+            );
+            let mv = [rng.range(-400, 400), rng.range(-400, 400)];
+            let mut want = [0u8; 256];
+            let mut got = [0u8; 256];
+            mc_luma(&luma, x, y, mv, w, h, &mut want);
+            rp.luma(x, y, mv, w, h, &mut got, w);
+            assert_eq!(
+                want[..w * h],
+                got[..w * h],
+                "luma {w}x{h} at ({x},{y}) mv {mv:?}"
+            );
+            for c in 0..2 {
+                let plane = if c == 0 { &p.cb } else { &p.cr };
+                let r = RefPlane {
+                    data: plane,
+                    stride: p.cstride(),
+                    width: 24,
+                    height: 16,
+                };
+                let (cw, ch) = (w / 2, h / 2);
+                mc_chroma(&r, x / 2, y / 2, mv, cw, ch, &mut want);
+                rp.chroma(c, x / 2, y / 2, mv, cw, ch, &mut got, cw);
+                assert_eq!(
+                    want[..cw * ch],
+                    got[..cw * ch],
+                    "chroma {c} at ({x},{y}) mv {mv:?}"
+                );
+            }
+        }
+    }
+}
