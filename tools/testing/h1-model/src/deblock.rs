@@ -184,16 +184,15 @@ fn filter_edge(
         if b == 0 {
             continue;
         }
-        // Sample i on the q side (i >= 0) or p side (i < 0) of the edge.
-        let at = |i: i32| -> usize {
-            let (x, y) = if vertical {
-                ((x0 + pos) as i32 + i, (y0 + k) as i32)
-            } else {
-                ((x0 + k) as i32, (y0 + pos) as i32 + i)
-            };
-            y as usize * stride + x as usize
+        // Sample i on the q side (i >= 0) or p side (i < 0) of the edge:
+        // `base + i * step`, across the edge.
+        let (base, step) = if vertical {
+            ((y0 + k) * stride + x0 + pos, 1isize)
+        } else {
+            ((y0 + pos) * stride + x0 + k, stride as isize)
         };
-        let s = |i: i32| plane[at(i)] as i32;
+        let at = |i: isize| -> usize { (base as isize + i * step) as usize };
+        let s = |i: isize| plane[at(i)] as i32;
         let (p0, p1, q0, q1) = (s(-1), s(-2), s(0), s(1));
         if !((p0 - q0).abs() < alpha && (p1 - p0).abs() < beta && (q1 - q0).abs() < beta) {
             continue;

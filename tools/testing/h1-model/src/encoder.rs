@@ -2,7 +2,7 @@
 
 use crate::bitwriter::BitWriter;
 use crate::cavlc::{write_block, LEVEL_CLAMP};
-use crate::inter::{sad, satd};
+use crate::inter::{sad, satd, satd4x4};
 use crate::inter_mb::InterMb;
 use crate::intra::{self, Edges};
 use crate::mvpred::{self, BlockMotion, Neighbour};
@@ -76,7 +76,7 @@ pub struct SliceData {
 pub struct FrameCoder<'a> {
     pub(crate) p: &'a FrameParams,
     src: &'a Planes,
-    refpic: Option<&'a RefPicture<'a>>,
+    refpic: Option<&'a RefPicture>,
     pub rec: Planes,
     pub mbs: Vec<MbInfo>,
     /// Per 4x4 block motion of the picture.
@@ -107,6 +107,11 @@ struct ChromaCoding {
     rec: [[u8; 64]; 2],
 }
 
+/// A P macroblock whose best inter cost is under this many lambdas plus
+/// [`INTRA_THRESHOLD`] does not try intra prediction.
+const INTRA_THRESHOLD_LAMBDAS: u32 = 64;
+const INTRA_THRESHOLD: u32 = 512;
+
 fn lambda(qp: i32) -> u32 {
     let l = 0.85f64 * 2f64.powf((qp - 12) as f64 / 6.0);
     l.round().max(1.0) as u32
@@ -114,7 +119,7 @@ fn lambda(qp: i32) -> u32 {
 
 impl<'a> FrameCoder<'a> {
     /// A coder of `src`, predicting P frames from `refpic`.
-    pub fn new(p: &'a FrameParams, src: &'a Planes, refpic: Option<&'a RefPicture<'a>>) -> Self {
+    pub fn new(p: &'a FrameParams, src: &'a Planes, refpic: Option<&'a RefPicture>) -> Self {
         let (mb_w, mb_h) = (src.mb_w, src.mb_h);
         FrameCoder {
             p,
@@ -246,9 +251,15 @@ impl<'a> FrameCoder<'a> {
                 return;
             }
             let inter = self.decide_inter(rp, slice, mbx, mby, &src, skip_mv, lam);
-            let (i16_mode, i16_cost) = self.best_i16(slice, x, y, &src, lam);
-            // Intra 4x4 only where intra prediction is in the running.
-            let i4 = if i16_cost < inter.cost + inter.cost / 4 {
+            // Intra prediction only where motion compensation predicts poorly.
+            let (i16_mode, i16_cost) =
+                if inter.cost < INTRA_THRESHOLD_LAMBDAS * lam + INTRA_THRESHOLD {
+                    (intra::I16_DC, u32::MAX)
+                } else {
+                    self.best_i16(slice, x, y, &src, lam)
+                };
+            // Intra 4x4 only where intra prediction is already in the running.
+            let i4 = if i16_cost < inter.cost {
                 self.try_i4x4(slice, x, y, &src, qp, lam)
             } else {
                 None
@@ -523,13 +534,14 @@ impl<'a> FrameCoder<'a> {
                 sblk[i] = src[(py + i / 4) * 16 + px + i % 4];
             }
             let mut best = (intra::I4_DC, u32::MAX, [0u8; 16]);
-            let mut pred = [0u8; 16];
-            for mode in 0..9 {
-                if intra::pred4x4(mode, &e, &mut pred) {
-                    let bits = if mode == pred_mode { 1 } else { 4 };
-                    let c = satd(&sblk, 4, &pred, 4, 4, 4) + lam * bits;
+            let mut preds = [[0u8; 16]; 9];
+            let avail = intra::pred4x4_all(&e, &mut preds);
+            for (mode, pred) in preds.iter().enumerate() {
+                if avail & (1 << mode) != 0 {
+                    let bits = if mode as u8 == pred_mode { 1 } else { 4 };
+                    let c = satd4x4(&sblk, 4, pred, 4) + lam * bits;
                     if c < best.1 {
-                        best = (mode, c, pred);
+                        best = (mode as u8, c, *pred);
                     }
                 }
             }

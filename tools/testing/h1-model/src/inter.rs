@@ -120,35 +120,106 @@ pub fn mc_chroma(r: &RefPlane, x: i32, y: i32, mv: [i32; 2], w: usize, h: usize,
     }
 }
 
-/// Sum of absolute differences of two blocks with strides.
+/// Sum of absolute differences of two `w` x `h` blocks with strides.
 #[inline]
 pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    match w {
+        16 => sad_w::<16>(a, sa, b, sb, h),
+        8 => sad_w::<8>(a, sa, b, sb, h),
+        4 => sad_w::<4>(a, sa, b, sb, h),
+        _ => {
+            let mut s = 0u32;
+            for y in 0..h {
+                let (ra, rb) = (&a[y * sa..y * sa + w], &b[y * sb..y * sb + w]);
+                s += ra
+                    .iter()
+                    .zip(rb)
+                    .map(|(p, q)| p.abs_diff(*q) as u32)
+                    .sum::<u32>();
+            }
+            s
+        }
+    }
+}
+
+/// SAD of rows of a width known at compile time, which the compiler vectorizes.
+#[inline]
+fn sad_w<const W: usize>(a: &[u8], sa: usize, b: &[u8], sb: usize, h: usize) -> u32 {
     let mut s = 0u32;
     for y in 0..h {
-        let ra = &a[y * sa..y * sa + w];
-        let rb = &b[y * sb..y * sb + w];
-        for (p, q) in ra.iter().zip(rb) {
-            s += (*p as i32 - *q as i32).unsigned_abs();
+        let ra: &[u8; W] = a[y * sa..y * sa + W].try_into().unwrap_or(&[0; W]);
+        let rb: &[u8; W] = b[y * sb..y * sb + W].try_into().unwrap_or(&[0; W]);
+        let mut row = 0u16;
+        for k in 0..W {
+            row += ra[k].abs_diff(rb[k]) as u16;
         }
+        s += row as u32;
     }
     s
 }
 
-/// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a `w` x `h` block.
+/// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a `w` x `h` block
+/// (each tile's sum halved).
 pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
     let mut total = 0u32;
-    for by in (0..h).step_by(4) {
-        for bx in (0..w).step_by(4) {
-            let mut d = [0i32; 16];
-            for y in 0..4 {
-                for x in 0..4 {
-                    d[y * 4 + x] =
-                        a[(by + y) * sa + bx + x] as i32 - b[(by + y) * sb + bx + x] as i32;
-                }
-            }
-            crate::transform::hadamard4x4(&mut d);
-            total += d.iter().map(|v| v.unsigned_abs()).sum::<u32>() / 2;
+    for ty in 0..h / 4 {
+        for tx in 0..w / 4 {
+            let (oa, ob) = (ty * 4 * sa + tx * 4, ty * 4 * sb + tx * 4);
+            total += satd4x4(&a[oa..], sa, &b[ob..], sb);
         }
     }
     total
+}
+
+/// SATD of one 4x4 tile: the 4x4 Hadamard transform of the difference, absolute sum halved.
+#[inline]
+pub fn satd4x4(a: &[u8], sa: usize, b: &[u8], sb: usize) -> u32 {
+    let mut t = [[0i32; 4]; 4];
+    for (y, row) in t.iter_mut().enumerate() {
+        let (ra, rb) = (&a[y * sa..y * sa + 4], &b[y * sb..y * sb + 4]);
+        let d = [
+            ra[0] as i32 - rb[0] as i32,
+            ra[1] as i32 - rb[1] as i32,
+            ra[2] as i32 - rb[2] as i32,
+            ra[3] as i32 - rb[3] as i32,
+        ];
+        let (s01, d01, s23, d23) = (d[0] + d[1], d[0] - d[1], d[2] + d[3], d[2] - d[3]);
+        *row = [s01 + s23, s01 - s23, d01 - d23, d01 + d23];
+    }
+    let mut sum = 0i32;
+    for x in 0..4 {
+        let (a0, a1, a2, a3) = (t[0][x], t[1][x], t[2][x], t[3][x]);
+        let (s01, d01, s23, d23) = (a0 + a1, a0 - a1, a2 + a3, a2 - a3);
+        sum += (s01 + s23).abs() + (s01 - s23).abs() + (d01 - d23).abs() + (d01 + d23).abs();
+    }
+    sum as u32 / 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unrolled SATD equals the Hadamard transform of clause 8.5.10's
+    /// butterflies (transform::hadamard4x4) applied to the difference.
+    #[test]
+    fn satd_equals_the_plain_hadamard_sum() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        };
+        for _ in 0..5000 {
+            let a: Vec<u8> = (0..64).map(|_| next()).collect();
+            let b: Vec<u8> = (0..64).map(|_| next()).collect();
+            let mut d = [0i32; 16];
+            for i in 0..16 {
+                d[i] = a[i / 4 * 8 + i % 4] as i32 - b[i / 4 * 8 + i % 4] as i32;
+            }
+            crate::transform::hadamard4x4(&mut d);
+            let want = d.iter().map(|v| v.unsigned_abs()).sum::<u32>() / 2;
+            assert_eq!(satd4x4(&a, 8, &b, 8), want);
+        }
+    }
 }

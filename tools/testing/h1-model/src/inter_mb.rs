@@ -10,6 +10,11 @@ use crate::inter::{sad, satd};
 use crate::mvpred::{self, BlockMotion, Shape};
 use crate::refpic::RefPicture;
 
+/// A 16x16 cost (SATD plus lambda-weighted bits) under this many lambdas plus
+/// [`PARTITION_THRESHOLD`] is not searched further with smaller partitions.
+const PARTITION_THRESHOLD_LAMBDAS: u32 = 32;
+const PARTITION_THRESHOLD: u32 = 256;
+
 /// sub_mb_type of a P_8x8 macroblock (Table 7-17).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SubMode {
@@ -254,12 +259,13 @@ impl FrameCoder<'_> {
                 break;
             }
         }
+        // Fractional refinement by SAD; the partition's cost is the SATD of the winner.
         let mut pred = [0u8; 256];
         let mut sub_cost = |mv: [i32; 2]| -> u32 {
             rp.luma(px, py, mv, w, h, &mut pred, 16);
-            satd(blk, 16, &pred, 16, w, h) + lam * bits(mv)
+            sad(blk, 16, &pred, 16, w, h) + lam * bits(mv)
         };
-        let mut bestf = (best.0, sub_cost(best.0));
+        let mut bestf = (best.0, best.1);
         let steps: &[i32] = if self.p.disable_qpel { &[2] } else { &[2, 1] };
         for &st in steps {
             let centre = bestf.0;
@@ -282,7 +288,11 @@ impl FrameCoder<'_> {
                 }
             }
         }
-        bestf
+        rp.luma(px, py, bestf.0, w, h, &mut pred, 16);
+        (
+            bestf.0,
+            satd(blk, 16, &pred, 16, w, h) + lam * bits(bestf.0),
+        )
     }
 
     /// Searches the partitions of `parts` in order, each predicted from those
@@ -343,7 +353,9 @@ impl FrameCoder<'_> {
             mv: [mv16; 16],
             cost: c + lam * PartMode::P16x16.type_bits(),
         };
-        if !self.p.multi_mv {
+        // Smaller partitions only where the 16x16 prediction leaves a
+        // residual worth splitting for.
+        if !self.p.multi_mv || c < PARTITION_THRESHOLD_LAMBDAS * lam + PARTITION_THRESHOLD {
             return best;
         }
         // P_8x8: each 8x8 block with the best of its sub-partitionings.

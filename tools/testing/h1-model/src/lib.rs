@@ -37,10 +37,13 @@ use slice::SliceHeader;
 /// Largest picture the model codes, in macroblocks per side (the H1's 4080 samples).
 pub const MAX_MBS_PER_SIDE: u32 = 255;
 
-/// One H1 core. It holds no state between frames, like the silicon: every
-/// input comes from the registers and memory.
+/// One H1 core. Like the silicon it carries nothing from one frame to the
+/// next: every input comes from the registers and memory. It keeps only
+/// scratch memory (the prepared reference picture) to spare allocations.
 #[derive(Default)]
-pub struct H1;
+pub struct H1 {
+    refpic: refpic::RefPicture,
+}
 
 /// Result of one run, for tests that look beyond the registers.
 #[derive(Debug, Default)]
@@ -218,8 +221,14 @@ impl H1 {
             return Err(IRQ_CONFIG_ERROR);
         }
 
-        let refpic = refp.as_ref().map(refpic::RefPicture::new);
-        let mut coder = FrameCoder::new(&params, &src, refpic.as_ref());
+        let refpic = match &refp {
+            Some(r) => {
+                self.refpic.prepare(r);
+                Some(&self.refpic)
+            }
+            None => None,
+        };
+        let mut coder = FrameCoder::new(&params, &src, refpic);
         let slices = coder.encode();
 
         // Slice NAL units: start code, NAL header, escaped slice_header() + slice_data().

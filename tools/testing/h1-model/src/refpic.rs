@@ -18,14 +18,16 @@ const CPAD: usize = PAD / 2;
 const MARGIN: i32 = 4;
 
 /// A padded plane.
+#[derive(Default)]
 struct Padded<T> {
     data: Vec<T>,
     stride: usize,
 }
 
 /// One reference picture, prepared for motion estimation and compensation.
-pub struct RefPicture<'a> {
-    planes: &'a Planes,
+/// Its buffers are reused from frame to frame ([`RefPicture::prepare`]).
+#[derive(Default)]
+pub struct RefPicture {
     /// Visible-area size in samples (whole macroblocks).
     width: i32,
     height: i32,
@@ -36,20 +38,22 @@ pub struct RefPicture<'a> {
     j: Padded<u8>,
     cb: Padded<u8>,
     cr: Padded<u8>,
+    /// Vertical 6-tap intermediates h1 (unrounded; they fit 16 bits).
+    h1: Vec<i16>,
 }
 
-fn pad_plane(src: &[u8], w: usize, rows: usize, pad: usize) -> Padded<u8> {
+fn pad_plane(p: &mut Padded<u8>, src: &[u8], w: usize, rows: usize, pad: usize) {
     let stride = w + 2 * pad;
-    let mut data = vec![0u8; stride * (rows + 2 * pad)];
+    p.stride = stride;
+    p.data.resize(stride * (rows + 2 * pad), 0);
     for y in 0..rows + 2 * pad {
         let sy = y.saturating_sub(pad).min(rows - 1);
         let srow = &src[sy * w..sy * w + w];
-        let drow = &mut data[y * stride..(y + 1) * stride];
+        let drow = &mut p.data[y * stride..(y + 1) * stride];
         drow[..pad].fill(srow[0]);
         drow[pad..pad + w].copy_from_slice(srow);
         drow[pad + w..].fill(srow[w - 1]);
     }
-    Padded { data, stride }
 }
 
 #[inline]
@@ -62,24 +66,49 @@ fn tap6(a: i32, b: i32, c: i32, d: i32, e: i32, f: i32) -> i32 {
     a - 5 * b + 20 * c + 20 * d - 5 * e + f
 }
 
-impl<'a> RefPicture<'a> {
-    /// Pads `planes` and computes its half-sample planes.
-    pub fn new(planes: &'a Planes) -> Self {
+impl RefPicture {
+    /// A reference prepared from `planes`.
+    pub fn new(planes: &Planes) -> Self {
+        let mut r = RefPicture::default();
+        r.prepare(planes);
+        r
+    }
+
+    /// Pads `planes` and computes its half-sample planes, reusing the buffers.
+    pub fn prepare(&mut self, planes: &Planes) {
         let (w, hgt) = (planes.stride(), planes.mb_h * 16);
-        let g = pad_plane(&planes.y, w, hgt, PAD);
-        let s = g.stride;
+        self.width = w as i32;
+        self.height = hgt as i32;
+        pad_plane(&mut self.g, &planes.y, w, hgt, PAD);
+        pad_plane(
+            &mut self.cb,
+            &planes.cb,
+            planes.cstride(),
+            planes.mb_h * 8,
+            CPAD,
+        );
+        pad_plane(
+            &mut self.cr,
+            &planes.cr,
+            planes.cstride(),
+            planes.mb_h * 8,
+            CPAD,
+        );
+        let s = self.g.stride;
         let rows = hgt + 2 * PAD;
-        let n = g.data.len();
-        let mut b = vec![0u8; n];
-        let mut h = vec![0u8; n];
-        let mut j = vec![0u8; n];
-        // Vertical intermediates h1 (unrounded) of every sample whose taps exist.
-        let mut h1 = vec![0i32; n];
+        let n = self.g.data.len();
+        for p in [&mut self.b, &mut self.h, &mut self.j] {
+            p.stride = s;
+            p.data.resize(n, 0);
+        }
+        self.h1.resize(n, 0);
+        let g = &self.g.data;
+        // Vertical: h1 and h of every sample whose taps exist.
         for y in 2..rows - 3 {
-            let r = |k: usize| &g.data[(y + k - 2) * s..(y + k - 1) * s];
+            let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
             let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
-            let out = &mut h1[y * s..(y + 1) * s];
-            let hout = &mut h[y * s..(y + 1) * s];
+            let out = &mut self.h1[y * s..(y + 1) * s];
+            let hout = &mut self.h.data[y * s..(y + 1) * s];
             for x in 0..s {
                 let v = tap6(
                     r0[x] as i32,
@@ -89,54 +118,53 @@ impl<'a> RefPicture<'a> {
                     r4[x] as i32,
                     r5[x] as i32,
                 );
-                out[x] = v;
+                out[x] = v as i16;
                 hout[x] = clip1((v + 16) >> 5);
             }
         }
+        // Horizontal: b from the samples, j from the vertical intermediates.
+        // Six shifted views of equal length let the compiler drop bounds checks.
+        let n = s - 5;
         for y in 0..rows {
-            let row = &g.data[y * s..(y + 1) * s];
-            let hrow = &h1[y * s..(y + 1) * s];
-            let bout = &mut b[y * s..(y + 1) * s];
-            let jout = &mut j[y * s..(y + 1) * s];
-            for x in 2..s - 3 {
+            let row = &g[y * s..(y + 1) * s];
+            let t: [&[u8]; 6] = core::array::from_fn(|k| &row[k..k + n]);
+            let bout = &mut self.b.data[y * s + 2..y * s + 2 + n];
+            for x in 0..n {
                 let v = tap6(
-                    row[x - 2] as i32,
-                    row[x - 1] as i32,
-                    row[x] as i32,
-                    row[x + 1] as i32,
-                    row[x + 2] as i32,
-                    row[x + 3] as i32,
+                    t[0][x] as i32,
+                    t[1][x] as i32,
+                    t[2][x] as i32,
+                    t[3][x] as i32,
+                    t[4][x] as i32,
+                    t[5][x] as i32,
                 );
                 bout[x] = clip1((v + 16) >> 5);
+            }
+            let hrow = &self.h1[y * s..(y + 1) * s];
+            let t: [&[i16]; 6] = core::array::from_fn(|k| &hrow[k..k + n]);
+            let jout = &mut self.j.data[y * s + 2..y * s + 2 + n];
+            for x in 0..n {
                 let v = tap6(
-                    hrow[x - 2],
-                    hrow[x - 1],
-                    hrow[x],
-                    hrow[x + 1],
-                    hrow[x + 2],
-                    hrow[x + 3],
+                    t[0][x] as i32,
+                    t[1][x] as i32,
+                    t[2][x] as i32,
+                    t[3][x] as i32,
+                    t[4][x] as i32,
+                    t[5][x] as i32,
                 );
                 jout[x] = clip1((v + 512) >> 10);
             }
         }
-        let cw = planes.cstride();
-        let ch = planes.mb_h * 8;
-        RefPicture {
-            planes,
-            width: w as i32,
-            height: hgt as i32,
-            b: Padded { data: b, stride: s },
-            h: Padded { data: h, stride: s },
-            j: Padded { data: j, stride: s },
-            g,
-            cb: pad_plane(&planes.cb, cw, ch, CPAD),
-            cr: pad_plane(&planes.cr, cw, ch, CPAD),
-        }
     }
 
-    /// The picture this was made from.
-    pub fn planes(&self) -> &Planes {
-        self.planes
+    /// The picture's luma with clamped access, for blocks outside the padded area.
+    fn luma_plane(&self) -> RefPlane<'_> {
+        RefPlane {
+            data: &self.g.data[PAD * self.g.stride + PAD..],
+            stride: self.g.stride,
+            width: self.width,
+            height: self.height,
+        }
     }
 
     /// True when a `w` x `h` block at integer position (x, y) and its
@@ -179,12 +207,7 @@ impl<'a> RefPicture<'a> {
     ) {
         let (xi, yi) = (x + (mv[0] >> 2), y + (mv[1] >> 2));
         if !self.fast(xi, yi, w, h) {
-            let r = RefPlane {
-                data: &self.planes.y,
-                stride: self.planes.stride(),
-                width: self.width,
-                height: self.height,
-            };
+            let r = self.luma_plane();
             let mut tmp = [0u8; 256];
             mc_luma(&r, xi, yi, [mv[0] & 3, mv[1] & 3], w, h, &mut tmp);
             for row in 0..h {
@@ -255,14 +278,9 @@ impl<'a> RefPicture<'a> {
         let (cw, ch) = (self.width / 2, self.height / 2);
         let p = if c == 0 { &self.cb } else { &self.cr };
         if xi < -lim || yi < -lim || xi + w as i32 + 1 > cw + lim || yi + h as i32 + 1 > ch + lim {
-            let src = if c == 0 {
-                &self.planes.cb
-            } else {
-                &self.planes.cr
-            };
             let r = RefPlane {
-                data: src,
-                stride: self.planes.cstride(),
+                data: &p.data[CPAD * p.stride + CPAD..],
+                stride: p.stride,
                 width: cw,
                 height: ch,
             };
@@ -275,6 +293,12 @@ impl<'a> RefPicture<'a> {
         }
         let s = p.stride;
         let o = (yi + CPAD as i32) as usize * s + (xi + CPAD as i32) as usize;
+        if fx == 0 && fy == 0 {
+            for row in 0..h {
+                out[row * os..row * os + w].copy_from_slice(&p.data[o + row * s..][..w]);
+            }
+            return;
+        }
         let (wa, wb, wc, wd) = (
             ((8 - fx) * (8 - fy)) as u16,
             (fx * (8 - fy)) as u16,

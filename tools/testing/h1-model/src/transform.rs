@@ -94,17 +94,40 @@ fn dead_zone(qbits: u32, intra: bool) -> i32 {
 pub fn quant4x4(b: &mut [i32; 16], qp: i32, intra: bool, skip_dc: bool) -> bool {
     let qbits = 15 + (qp / 6) as u32;
     let f = dead_zone(qbits, intra);
-    let m = (qp % 6) as usize;
-    let mut nz = false;
-    for (i, c) in b.iter_mut().enumerate() {
-        if i == 0 && skip_dc {
-            continue;
-        }
-        *c = quant(*c, QUANT_MF[m][POS_CLASS[i]], qbits, f);
-        nz |= *c != 0;
+    let mf = &QUANT_MF16[(qp % 6) as usize];
+    let dc = b[0];
+    let mut nz = 0;
+    // |c| <= 36 * 255 and MF <= 13107: the product fits an i32.
+    for (c, m) in b.iter_mut().zip(mf) {
+        let sign = *c >> 31;
+        let l = (c.abs() * m + f) >> qbits;
+        nz |= l;
+        *c = (l ^ sign) - sign;
     }
-    nz
+    if skip_dc {
+        nz = 0;
+        b[0] = dc;
+        for c in &b[1..] {
+            nz |= *c;
+        }
+    }
+    nz != 0
 }
+
+/// QUANT_MF by coefficient position, for each QP % 6.
+const QUANT_MF16: [[i32; 16]; 6] = {
+    let mut t = [[0; 16]; 6];
+    let mut m = 0;
+    while m < 6 {
+        let mut i = 0;
+        while i < 16 {
+            t[m][i] = QUANT_MF[m][POS_CLASS[i]];
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
 
 /// Scales AC levels of a 4x4 block back (8.5.12.1, flat scaling lists); position 0 too unless `skip_dc`.
 pub fn dequant4x4(b: &mut [i32; 16], qp: i32, skip_dc: bool) {
@@ -172,5 +195,48 @@ pub fn dequant_chroma_dc(f: &mut [i32; 4], qp: i32) {
     let ls = DEQUANT_V[(qp % 6) as usize][0] * 16;
     for c in f.iter_mut() {
         *c = ((*c * ls) << (qp / 6)) >> 5;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The branch-free quantizer equals the coefficient-by-coefficient
+    /// formula on every QP, both dead zones and the whole coefficient range.
+    #[test]
+    fn quant4x4_equals_the_plain_formula() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for qp in 0..52 {
+            for intra in [false, true] {
+                for skip_dc in [false, true] {
+                    for _ in 0..200 {
+                        let mut b = [0i32; 16];
+                        for v in b.iter_mut() {
+                            // Up to 36 x 255, the largest core-transform output.
+                            *v = (next() % 18361) as i32 - 9180;
+                        }
+                        let qbits = 15 + (qp / 6) as u32;
+                        let f = dead_zone(qbits, intra);
+                        let mut want = b;
+                        for (i, c) in want.iter_mut().enumerate() {
+                            if !(i == 0 && skip_dc) {
+                                *c = quant(*c, QUANT_MF[(qp % 6) as usize][POS_CLASS[i]], qbits, f);
+                            }
+                        }
+                        let nz = want.iter().skip(usize::from(skip_dc)).any(|&c| c != 0);
+                        let mut got = b;
+                        assert_eq!(quant4x4(&mut got, qp, intra, skip_dc), nz);
+                        assert_eq!(got, want, "qp {qp}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -134,7 +134,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let out_len = mw * mh * 1000 + 1024;
     let out_addr = mem.alloc(out_len);
     let table = mem.alloc((mh + 1) * 4);
-    let mut h1 = H1;
+    let mut h1 = H1::default();
     let mut recon = Vec::new();
     let mut feedback = Vec::new();
     let mut mb_qps = Vec::new();

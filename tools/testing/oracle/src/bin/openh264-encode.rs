@@ -48,7 +48,10 @@ fn main() {
             .bitrate(BitRate::from_bps(value)),
         "--qp" => {
             let q = u8::try_from(value.min(51)).unwrap_or(51);
-            cfg.rate_control_mode(RateControlMode::Off)
+            // Quality mode held at one QP: OpenH264's rate control "off"
+            // mode ignores the QP range and codes at its own default.
+            cfg.rate_control_mode(RateControlMode::Quality)
+                .bitrate(BitRate::from_bps(100_000_000))
                 .qp(QpRange::new(q, q))
         }
         o => fail(&format!("unknown option {o}")),

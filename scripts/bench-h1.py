@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""Speed and quality of the software H1 beside x264 and OpenH264, in one run.
+
+Each encoder codes the same 720p clips at four constant QPs, single thread:
+  h264enc        the whole stack (driver, core, software H1), as a user runs it
+  x264           --preset ultrafast and veryfast, --ref 1 --bframes 0,
+                 deblocking on, --tune psnr, --threads 1; veryfast both with
+                 its own profile (high: CABAC, 8x8 transform) and --profile baseline
+  openh264       the `openh264` crate (OpenH264 2.7.0 built from source, plain C),
+                 baseline, rate control off at the QP, one thread
+PSNR-Y is measured the same way for all (ffmpeg psnr filter against the
+source); speed is frames per second of the encoder alone where it reports it.
+The summary gives, against each other encoder, the ratio of speeds and the
+Bjontegaard deltas over the common range (piecewise-linear curves in
+log-rate): BD-rate (negative = h264enc needs fewer bits for the same PSNR)
+and BD-PSNR (positive = h264enc is better at the same rate).
+
+usage: scripts/bench-h1.py [--frames N] [--clips meadow,garden] [--qps 22,27,32,37]
+       [--size 1280x720] [--profile baseline]
+"""
+import argparse, math, os, re, subprocess, sys, tempfile, time
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+H264ENC = os.path.join(HERE, "target/release/h264enc")
+OPENH264 = os.path.join(HERE, "target/release/openh264-encode")
+CLIP = os.path.join(HERE, "tools/testing/content/make-clip.sh")
+FPS = 30
+
+
+def run(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True)
+
+
+def psnr(stream, src, size):
+    # -r on both inputs: otherwise the filter pairs frames by mismatched timestamps.
+    out = run(["ffmpeg", "-nostdin", "-v", "info", "-r", str(FPS), "-f", "h264", "-i", stream, "-r", str(FPS),
+               "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", size, "-i", src, "-lavfi", "[0:v][1:v]psnr",
+               "-f", "null", "-"]).stderr
+    m = re.search(r"PSNR y:([0-9.]+)", out)
+    return float(m.group(1)) if m else float("nan")
+
+
+def kbps(path, frames):
+    return os.path.getsize(path) * 8 * FPS / frames / 1000
+
+
+def enc_h264enc(src, size, qp, out, frames, profile):
+    r = run([H264ENC, "encode", src, "--size", size, "--fps", str(FPS), "--qp", str(qp), "--profile", profile,
+             "-o", out])
+    return float(re.search(r"speed\s+([0-9.]+) frames/s", r.stdout).group(1))
+
+
+def enc_x264(preset, extra):
+    def enc(src, size, qp, out, frames, profile):
+        cmd = ["x264", "--preset", preset, "--tune", "psnr", "--ref", "1", "--bframes", "0", "--threads", "1",
+               "--deblock", "0:0", "--qp", str(qp), "--input-res", size, "--fps", str(FPS), "-o", out] + extra + [src]
+        r = run(cmd)
+        return float(re.search(r"encoded \d+ frames, ([0-9.]+) fps", r.stderr).group(1))
+    return enc
+
+
+def enc_openh264(src, size, qp, out, frames, profile):
+    r = run([OPENH264, src, size, str(FPS), "--qp", str(qp), out])
+    m = re.search(r"frames=(\d+) seconds=([0-9.]+)", r.stdout)
+    return int(m.group(1)) / max(float(m.group(2)), 1e-9)
+
+
+def interp(xs, ys, x):
+    """Piecewise-linear y(x) over sorted xs."""
+    for i in range(len(xs) - 1):
+        if xs[i] <= x <= xs[i + 1]:
+            t = (x - xs[i]) / (xs[i + 1] - xs[i]) if xs[i + 1] != xs[i] else 0
+            return ys[i] + t * (ys[i + 1] - ys[i])
+    return None
+
+
+def bd(curve_a, curve_b, swap):
+    """Mean difference b - a of y over the common x range; curves are [(x, y)] sorted by x."""
+    a, b = sorted(curve_a), sorted(curve_b)
+    lo, hi = max(a[0][0], b[0][0]), min(a[-1][0], b[-1][0])
+    if hi <= lo:
+        return float("nan")
+    n, total = 200, 0.0
+    for i in range(n + 1):
+        x = lo + (hi - lo) * i / n
+        ya = interp([p[0] for p in a], [p[1] for p in a], x)
+        yb = interp([p[0] for p in b], [p[1] for p in b], x)
+        total += (yb - ya) * (0.5 if i in (0, n) else 1)
+    return total / n
+
+
+def bd_rate(ours, theirs):
+    """BD-rate of ours against theirs, percent: curves of (PSNR, log10 rate)."""
+    d = bd([(p, math.log10(r)) for r, p in theirs], [(p, math.log10(r)) for r, p in ours], True)
+    return (10 ** d - 1) * 100
+
+
+def bd_psnr(ours, theirs):
+    d = bd([(math.log10(r), p) for r, p in theirs], [(math.log10(r), p) for r, p in ours], False)
+    return d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--frames", type=int, default=60)
+    ap.add_argument("--clips", default="meadow,garden")
+    ap.add_argument("--qps", default="22,27,32,37")
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--profile", default="baseline")
+    a = ap.parse_args()
+    qps = [int(q) for q in a.qps.split(",")]
+    encoders = [
+        ("h264enc", enc_h264enc),
+        ("openh264", enc_openh264),
+        ("x264 ultrafast", enc_x264("ultrafast", [])),
+        ("x264 veryfast baseline", enc_x264("veryfast", ["--profile", "baseline"])),
+        ("x264 veryfast", enc_x264("veryfast", [])),
+    ]
+    tmp = tempfile.mkdtemp(prefix="bench-h1-")
+    results = {}  # (clip, encoder) -> [(kbps, psnr, fps)]
+    print(f"Software H1 benchmark: {a.size}, {a.frames} frames per clip at {FPS} fps, QPs {qps}, single thread, "
+          f"{time.strftime('%Y-%m-%d %H:%M')}, one run on this machine")
+    print("| clip | encoder | QP | kb/s | PSNR-Y dB | fps |")
+    print("|---|---|---|---|---|---|")
+    for clip in a.clips.split(","):
+        src = run([CLIP, clip, a.size, str(a.frames)]).stdout.strip()
+        for name, enc in encoders:
+            pts = []
+            for qp in qps:
+                out = os.path.join(tmp, f"{clip}-{name.replace(' ', '_')}-{qp}.h264")
+                fps = enc(src, a.size, qp, out, a.frames, a.profile)
+                pts.append((kbps(out, a.frames), psnr(out, src, a.size), fps))
+                print(f"| {clip} | {name} | {qp} | {pts[-1][0]:.0f} | {pts[-1][1]:.2f} | {fps:.1f} |", flush=True)
+            results[(clip, name)] = pts
+    print()
+    print("h264enc against each encoder (geometric mean of the speed ratio over all runs; BD over each clip, averaged)")
+    print("| encoder | h264enc fps / its fps | BD-rate | BD-PSNR dB |")
+    print("|---|---|---|---|")
+    summary = {}
+    clips = a.clips.split(",")
+    for name, _ in encoders[1:]:
+        ratios, rates, dbs = [], [], []
+        for clip in clips:
+            ours, theirs = results[(clip, "h264enc")], results[(clip, name)]
+            ratios += [o[2] / t[2] for o, t in zip(ours, theirs)]
+            rates.append(bd_rate([(r, p) for r, p, _ in ours], [(r, p) for r, p, _ in theirs]))
+            dbs.append(bd_psnr([(r, p) for r, p, _ in ours], [(r, p) for r, p, _ in theirs]))
+        speed = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+        summary[name] = (speed, sum(rates) / len(rates), sum(dbs) / len(dbs))
+        print(f"| {name} | {speed:.2f} | {summary[name][1]:+.1f} % | {summary[name][2]:+.2f} |")
+    s, r, d = summary["openh264"]
+    ok = s >= 1.0 and d >= 0.0
+    print(f"first bar (no slower than openh264, no worse PSNR at equal rate): {'met' if ok else 'missed'} "
+          f"(speed x{s:.2f}, BD-PSNR {d:+.2f} dB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
