@@ -9,6 +9,7 @@ use crate::mvpred::{self, BlockMotion, Neighbour};
 use crate::picture::Planes;
 use crate::ratectl::InFrameRc;
 use crate::refpic::RefPicture;
+use crate::simd::avx2_dispatch;
 use crate::tables::{chroma_qp, BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
 use crate::transform::*;
 
@@ -243,7 +244,7 @@ impl<'a> FrameCoder<'a> {
                 cost: 0,
             };
             self.predict_inter(rp, mbx, mby, &skip, &mut pred, &mut cpred);
-            if self.quant_luma_inter(&src, &pred, qp).1 == 0
+            if luma_inter_is_zero(&src, &pred, qp)
                 && self.quant_chroma(x, y, qp, false, &cpred).cbp == 0
             {
                 self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
@@ -579,28 +580,8 @@ impl<'a> FrameCoder<'a> {
         ))
     }
 
-    /// Levels and coded_block_pattern of an inter luma residual.
-    fn quant_luma_inter(
-        &self,
-        src: &[u8; 256],
-        pred: &[u8; 256],
-        qp: i32,
-    ) -> ([[i32; 16]; 16], u32) {
-        let mut levels = [[0i32; 16]; 16];
-        let mut cbp = 0;
-        for (r, lv) in levels.iter_mut().enumerate() {
-            let (bx, by) = (r % 4 * 4, r / 4 * 4);
-            *lv = residual_dct(src, pred, r);
-            if quant4x4(lv, qp, false, false) {
-                clamp_levels(lv);
-                cbp |= 1 << ((by / 8) * 2 + bx / 8);
-            }
-        }
-        (levels, cbp)
-    }
-
     fn code_luma_inter(&self, src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
-        let (mut levels, cbp) = self.quant_luma_inter(src, pred, qp);
+        let (mut levels, cbp) = quant_luma_inter(src, pred, qp);
         let mut rec = [0u8; 256];
         for (r, lv) in levels.iter_mut().enumerate() {
             let (bx, by) = (r % 4 * 4, r / 4 * 4);
@@ -630,48 +611,16 @@ impl<'a> FrameCoder<'a> {
         preds: &[[u8; 64]; 2],
     ) -> ChromaCoding {
         let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
-        let cs = self.src.cstride();
-        let mut out = ChromaCoding {
-            dc: [[0; 4]; 2],
-            ac: [[[0; 16]; 4]; 2],
-            cbp: 0,
-            rec: [[0; 64]; 2],
-        };
-        let mut any_ac = false;
-        let mut any_dc = false;
-        for c in 0..2 {
-            let plane = if c == 0 { &self.src.cb } else { &self.src.cr };
-            for b in 0..4 {
-                let (bx, by) = (b % 2 * 4, b / 2 * 4);
-                let d = &mut out.ac[c][b];
-                for i in 0..16 {
-                    let sv =
-                        plane[(y as usize * 8 + by + i / 4) * cs + x as usize * 8 + bx + i % 4];
-                    d[i] = sv as i32 - preds[c][(by + i / 4) * 8 + bx + i % 4] as i32;
-                }
-                fdct4x4(d);
-                out.dc[c][b] = d[0];
-                any_ac |= quant4x4(d, qpc, intra, true);
-                d[0] = 0;
-                clamp_levels(d);
-            }
-            hadamard2x2(&mut out.dc[c]);
-            any_dc |= quant_chroma_dc(&mut out.dc[c], qpc, intra);
-            for v in out.dc[c].iter_mut() {
-                *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
-            }
-        }
-        out.cbp = if any_ac {
-            2
-        } else if any_dc {
-            1
-        } else {
-            0
-        };
-        if !any_ac {
-            out.ac = [[[0; 16]; 4]; 2];
-        }
-        out
+        let planes = [&self.src.cb[..], &self.src.cr[..]];
+        quant_chroma(
+            planes,
+            self.src.cstride(),
+            x as usize,
+            y as usize,
+            qpc,
+            intra,
+            preds,
+        )
     }
 
     /// Codes both chroma components of a macroblock predicted by `preds`.
@@ -1074,6 +1023,111 @@ impl<'a> FrameCoder<'a> {
     }
 }
 
+avx2_dispatch!(
+    /// True when every level of the inter luma residual quantizes to zero
+    /// (stops at the first block that does not): the P_Skip test.
+    fn luma_inter_is_zero(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> bool => luma_inter_is_zero_plain
+);
+
+#[inline(always)]
+fn luma_inter_is_zero_plain(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> bool {
+    for r in 0..16 {
+        let mut lv = residual_dct(src, pred, r);
+        if quant4x4(&mut lv, qp, false, false) {
+            return false;
+        }
+    }
+    true
+}
+
+avx2_dispatch!(
+    /// Levels and coded_block_pattern of an inter luma residual.
+    fn quant_luma_inter(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> ([[i32; 16]; 16], u32)
+        => quant_luma_inter_plain
+);
+
+#[inline(always)]
+fn quant_luma_inter_plain(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> ([[i32; 16]; 16], u32) {
+    let mut levels = [[0i32; 16]; 16];
+    let mut cbp = 0;
+    for (r, lv) in levels.iter_mut().enumerate() {
+        let (bx, by) = (r % 4 * 4, r / 4 * 4);
+        *lv = residual_dct(src, pred, r);
+        if quant4x4(lv, qp, false, false) {
+            clamp_levels(lv);
+            cbp |= 1 << ((by / 8) * 2 + bx / 8);
+        }
+    }
+    (levels, cbp)
+}
+
+avx2_dispatch!(
+    /// Quantized chroma levels (QP'c `qpc`) of macroblock (x, y) of `planes`
+    /// (Cb, Cr at stride `cs`) predicted by `preds`.
+    #[allow(clippy::too_many_arguments)]
+    fn quant_chroma(
+        planes: [&[u8]; 2],
+        cs: usize,
+        x: usize,
+        y: usize,
+        qpc: i32,
+        intra: bool,
+        preds: &[[u8; 64]; 2],
+    ) -> ChromaCoding => quant_chroma_plain
+);
+
+#[inline(always)]
+fn quant_chroma_plain(
+    planes: [&[u8]; 2],
+    cs: usize,
+    x: usize,
+    y: usize,
+    qpc: i32,
+    intra: bool,
+    preds: &[[u8; 64]; 2],
+) -> ChromaCoding {
+    let mut out = ChromaCoding {
+        dc: [[0; 4]; 2],
+        ac: [[[0; 16]; 4]; 2],
+        cbp: 0,
+        rec: [[0; 64]; 2],
+    };
+    let mut any_ac = false;
+    let mut any_dc = false;
+    for c in 0..2 {
+        let plane = planes[c];
+        for b in 0..4 {
+            let (bx, by) = (b % 2 * 4, b / 2 * 4);
+            let d = &mut out.ac[c][b];
+            for i in 0..16 {
+                let sv = plane[(y * 8 + by + i / 4) * cs + x * 8 + bx + i % 4];
+                d[i] = sv as i32 - preds[c][(by + i / 4) * 8 + bx + i % 4] as i32;
+            }
+            fdct4x4(d);
+            out.dc[c][b] = d[0];
+            any_ac |= quant4x4(d, qpc, intra, true);
+            d[0] = 0;
+            clamp_levels(d);
+        }
+        hadamard2x2(&mut out.dc[c]);
+        any_dc |= quant_chroma_dc(&mut out.dc[c], qpc, intra);
+        for v in out.dc[c].iter_mut() {
+            *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
+        }
+    }
+    out.cbp = if any_ac {
+        2
+    } else if any_dc {
+        1
+    } else {
+        0
+    };
+    if !any_ac {
+        out.ac = [[[0; 16]; 4]; 2];
+    }
+    out
+}
+
 fn nc_from(na: Option<u8>, nb: Option<u8>) -> i32 {
     match (na, nb) {
         (Some(a), Some(b)) => (a as i32 + b as i32 + 1) >> 1,
@@ -1090,6 +1144,7 @@ fn clamp_levels(b: &mut [i32; 16]) {
 }
 
 /// Residual of raster 4x4 block `r` of a macroblock, forward transformed.
+#[inline(always)]
 fn residual_dct(src: &[u8; 256], pred: &[u8; 256], r: usize) -> [i32; 16] {
     let (bx, by) = (r % 4 * 4, r / 4 * 4);
     let mut d = [0i32; 16];

@@ -1,5 +1,7 @@
 //! Inter prediction sample interpolation (clause 8.4.2.2) and block distortion measures.
 
+use crate::simd::avx2_dispatch;
+
 /// A reference plane with edge extension by clamping coordinates (8.4.2.2.1 eq. 8-228, 8-229).
 #[derive(Clone, Copy)]
 pub struct RefPlane<'a> {
@@ -120,9 +122,13 @@ pub fn mc_chroma(r: &RefPlane, x: i32, y: i32, mv: [i32; 2], w: usize, h: usize,
     }
 }
 
-/// Sum of absolute differences of two `w` x `h` blocks with strides.
-#[inline]
-pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+avx2_dispatch!(
+    /// Sum of absolute differences of two `w` x `h` blocks with strides.
+    pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 => sad_plain
+);
+
+#[inline(always)]
+fn sad_plain(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
     match w {
         16 => sad_w::<16>(a, sa, b, sb, h),
         8 => sad_w::<8>(a, sa, b, sb, h),
@@ -142,8 +148,64 @@ pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 
     }
 }
 
+avx2_dispatch!(
+    /// SAD between `src` and the rounded average of `a` and `b` (which share `stride`).
+    pub fn sad_avg(src: &[u8], ss: usize, a: &[u8], b: &[u8], stride: usize, w: usize, h: usize) -> u32
+        => sad_avg_plain
+);
+
+#[inline(always)]
+fn sad_avg_plain(
+    src: &[u8],
+    ss: usize,
+    a: &[u8],
+    b: &[u8],
+    stride: usize,
+    w: usize,
+    h: usize,
+) -> u32 {
+    match w {
+        16 => sad_avg_w::<16>(src, ss, a, b, stride, h),
+        8 => sad_avg_w::<8>(src, ss, a, b, stride, h),
+        _ => {
+            let mut s = 0u32;
+            for y in 0..h {
+                for k in 0..w {
+                    let p = ((a[y * stride + k] as u16 + b[y * stride + k] as u16 + 1) >> 1) as u8;
+                    s += src[y * ss + k].abs_diff(p) as u32;
+                }
+            }
+            s
+        }
+    }
+}
+
+#[inline(always)]
+fn sad_avg_w<const W: usize>(
+    src: &[u8],
+    ss: usize,
+    a: &[u8],
+    b: &[u8],
+    stride: usize,
+    h: usize,
+) -> u32 {
+    let mut s = 0u32;
+    for y in 0..h {
+        let rs: &[u8; W] = src[y * ss..y * ss + W].try_into().unwrap_or(&[0; W]);
+        let ra: &[u8; W] = a[y * stride..y * stride + W].try_into().unwrap_or(&[0; W]);
+        let rb: &[u8; W] = b[y * stride..y * stride + W].try_into().unwrap_or(&[0; W]);
+        let mut row = 0u16;
+        for k in 0..W {
+            let p = ((ra[k] as u16 + rb[k] as u16 + 1) >> 1) as u8;
+            row += rs[k].abs_diff(p) as u16;
+        }
+        s += row as u32;
+    }
+    s
+}
+
 /// SAD of rows of a width known at compile time, which the compiler vectorizes.
-#[inline]
+#[inline(always)]
 fn sad_w<const W: usize>(a: &[u8], sa: usize, b: &[u8], sb: usize, h: usize) -> u32 {
     let mut s = 0u32;
     for y in 0..h {
@@ -158,9 +220,14 @@ fn sad_w<const W: usize>(a: &[u8], sa: usize, b: &[u8], sb: usize, h: usize) -> 
     s
 }
 
-/// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a `w` x `h` block
-/// (each tile's sum halved).
-pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+avx2_dispatch!(
+    /// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a
+    /// `w` x `h` block (each tile's sum halved).
+    pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 => satd_plain
+);
+
+#[inline(always)]
+fn satd_plain(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
     let mut total = 0u32;
     for ty in 0..h / 4 {
         for tx in 0..w / 4 {
@@ -172,7 +239,7 @@ pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32
 }
 
 /// SATD of one 4x4 tile: the 4x4 Hadamard transform of the difference, absolute sum halved.
-#[inline]
+#[inline(always)]
 pub fn satd4x4(a: &[u8], sa: usize, b: &[u8], sb: usize) -> u32 {
     let mut t = [[0i32; 4]; 4];
     for (y, row) in t.iter_mut().enumerate() {

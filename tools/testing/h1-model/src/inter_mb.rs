@@ -261,10 +261,7 @@ impl FrameCoder<'_> {
         }
         // Fractional refinement by SAD; the partition's cost is the SATD of the winner.
         let mut pred = [0u8; 256];
-        let mut sub_cost = |mv: [i32; 2]| -> u32 {
-            rp.luma(px, py, mv, w, h, &mut pred, 16);
-            sad(blk, 16, &pred, 16, w, h) + lam * bits(mv)
-        };
+        let sub_cost = |mv: [i32; 2]| -> u32 { rp.sad(px, py, mv, w, h, blk, 16) + lam * bits(mv) };
         let mut bestf = (best.0, best.1);
         let steps: &[i32] = if self.p.disable_qpel { &[2] } else { &[2, 1] };
         for &st in steps {

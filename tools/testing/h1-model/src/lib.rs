@@ -24,6 +24,7 @@ pub mod picture;
 pub mod ratectl;
 pub mod refpic;
 pub mod regs;
+mod simd;
 pub mod slice;
 pub mod tables;
 pub mod transform;

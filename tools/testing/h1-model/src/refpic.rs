@@ -9,6 +9,7 @@
 
 use crate::inter::{mc_chroma, mc_luma, RefPlane};
 use crate::picture::Planes;
+use crate::simd::avx2_dispatch;
 
 /// Luma border, in samples, on every side.
 const PAD: usize = 48;
@@ -102,59 +103,16 @@ impl RefPicture {
             p.data.resize(n, 0);
         }
         self.h1.resize(n, 0);
-        let g = &self.g.data;
-        // Vertical: h1 and h of every sample whose taps exist.
-        for y in 2..rows - 3 {
-            let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
-            let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
-            let out = &mut self.h1[y * s..(y + 1) * s];
-            let hout = &mut self.h.data[y * s..(y + 1) * s];
-            for x in 0..s {
-                let v = tap6(
-                    r0[x] as i32,
-                    r1[x] as i32,
-                    r2[x] as i32,
-                    r3[x] as i32,
-                    r4[x] as i32,
-                    r5[x] as i32,
-                );
-                out[x] = v as i16;
-                hout[x] = clip1((v + 16) >> 5);
-            }
-        }
-        // Horizontal: b from the samples, j from the vertical intermediates.
-        // Six shifted views of equal length let the compiler drop bounds checks.
-        let n = s - 5;
-        for y in 0..rows {
-            let row = &g[y * s..(y + 1) * s];
-            let t: [&[u8]; 6] = core::array::from_fn(|k| &row[k..k + n]);
-            let bout = &mut self.b.data[y * s + 2..y * s + 2 + n];
-            for x in 0..n {
-                let v = tap6(
-                    t[0][x] as i32,
-                    t[1][x] as i32,
-                    t[2][x] as i32,
-                    t[3][x] as i32,
-                    t[4][x] as i32,
-                    t[5][x] as i32,
-                );
-                bout[x] = clip1((v + 16) >> 5);
-            }
-            let hrow = &self.h1[y * s..(y + 1) * s];
-            let t: [&[i16]; 6] = core::array::from_fn(|k| &hrow[k..k + n]);
-            let jout = &mut self.j.data[y * s + 2..y * s + 2 + n];
-            for x in 0..n {
-                let v = tap6(
-                    t[0][x] as i32,
-                    t[1][x] as i32,
-                    t[2][x] as i32,
-                    t[3][x] as i32,
-                    t[4][x] as i32,
-                    t[5][x] as i32,
-                );
-                jout[x] = clip1((v + 512) >> 10);
-            }
-        }
+        let planes = HalfPlanes {
+            g: &self.g.data,
+            h1: &mut self.h1,
+            b: &mut self.b.data,
+            h: &mut self.h.data,
+            j: &mut self.j.data,
+            stride: s,
+            rows,
+        };
+        compute_half_planes(planes);
     }
 
     /// The picture's luma with clamped access, for blocks outside the padded area.
@@ -215,7 +173,31 @@ impl RefPicture {
             }
             return;
         }
-        // Table 8-12: each position is one plane sample or the average of two.
+        let (first, second) = self.sources(xi, yi, mv);
+        let st = self.g.stride;
+        match second {
+            None => {
+                for row in 0..h {
+                    out[row * os..row * os + w].copy_from_slice(&first[row * st..][..w]);
+                }
+            }
+            Some(sec) => {
+                for row in 0..h {
+                    let a = &first[row * st..][..w];
+                    let c = &sec[row * st..][..w];
+                    let d = &mut out[row * os..row * os + w];
+                    for k in 0..w {
+                        d[k] = ((a[k] as u16 + c[k] as u16 + 1) >> 1) as u8;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The plane samples Table 8-12 takes for vector `mv` at integer position
+    /// (xi, yi): one plane, or two to average (all planes share one stride).
+    #[inline]
+    fn sources(&self, xi: i32, yi: i32, mv: [i32; 2]) -> (&[u8], Option<&[u8]>) {
         let (g, b, hh, j) = (&self.g, &self.b, &self.h, &self.j);
         type Second<'p> = Option<(&'p Padded<u8>, i32, i32)>;
         let (first, fx, second): (&Padded<u8>, i32, Second) = match (mv[0] & 3, mv[1] & 3) {
@@ -236,25 +218,36 @@ impl RefPicture {
             (3, 2) => (j, 0, Some((hh, 1, 0))),
             _ => (hh, 1, Some((b, 0, 1))),
         };
-        let o1 = self.at(first, xi + fx, yi);
-        match second {
-            None => {
-                for row in 0..h {
-                    let s = &first.data[o1 + row * first.stride..][..w];
-                    out[row * os..row * os + w].copy_from_slice(s);
-                }
-            }
-            Some((p2, dx, dy)) => {
-                let o2 = self.at(p2, xi + dx, yi + dy);
-                for row in 0..h {
-                    let a = &first.data[o1 + row * first.stride..][..w];
-                    let c = &p2.data[o2 + row * p2.stride..][..w];
-                    let d = &mut out[row * os..row * os + w];
-                    for k in 0..w {
-                        d[k] = ((a[k] as u16 + c[k] as u16 + 1) >> 1) as u8;
-                    }
-                }
-            }
+        let a = &first.data[self.at(first, xi + fx, yi)..];
+        (
+            a,
+            second.map(|(p, dx, dy)| &p.data[self.at(p, xi + dx, yi + dy)..]),
+        )
+    }
+
+    /// SAD between `src` (stride `ss`) and the prediction [`RefPicture::luma`]
+    /// would give, without building it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn sad(
+        &self,
+        x: i32,
+        y: i32,
+        mv: [i32; 2],
+        w: usize,
+        h: usize,
+        src: &[u8],
+        ss: usize,
+    ) -> u32 {
+        let (xi, yi) = (x + (mv[0] >> 2), y + (mv[1] >> 2));
+        if !self.fast(xi, yi, w, h) {
+            let mut tmp = [0u8; 256];
+            self.luma(x, y, mv, w, h, &mut tmp, 16);
+            return crate::inter::sad(src, ss, &tmp, 16, w, h);
+        }
+        let st = self.g.stride;
+        match self.sources(xi, yi, mv) {
+            (a, None) => crate::inter::sad(src, ss, a, st, w, h),
+            (a, Some(b)) => crate::inter::sad_avg(src, ss, a, b, st, w, h),
         }
     }
 
@@ -317,6 +310,80 @@ impl RefPicture {
                     + 32)
                     >> 6) as u8;
             }
+        }
+    }
+}
+
+/// The buffers of the three half-sample planes and what they are computed from.
+struct HalfPlanes<'a> {
+    g: &'a [u8],
+    h1: &'a mut [i16],
+    b: &'a mut [u8],
+    h: &'a mut [u8],
+    j: &'a mut [u8],
+    stride: usize,
+    rows: usize,
+}
+
+avx2_dispatch!(
+    /// [`half_planes`], compiled for AVX2 where the CPU has it.
+    fn compute_half_planes(p: HalfPlanes<'_>) -> () => half_planes
+);
+
+/// Computes h1, h (vertical), b (horizontal) and j (centre) of clause 8.4.2.2.1.
+#[inline(always)]
+fn half_planes(p: HalfPlanes) {
+    let (g, s, rows) = (p.g, p.stride, p.rows);
+    // Vertical: h1 and h of every sample whose taps exist.
+    for y in 2..rows - 3 {
+        let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
+        let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
+        let out = &mut p.h1[y * s..(y + 1) * s];
+        let hout = &mut p.h[y * s..(y + 1) * s];
+        for x in 0..s {
+            let v = tap6(
+                r0[x] as i32,
+                r1[x] as i32,
+                r2[x] as i32,
+                r3[x] as i32,
+                r4[x] as i32,
+                r5[x] as i32,
+            );
+            out[x] = v as i16;
+            hout[x] = clip1((v + 16) >> 5);
+        }
+    }
+    // Horizontal: b from the samples, j from the vertical intermediates.
+    // Six shifted views of equal length let the compiler drop bounds checks.
+    let n = s - 5;
+    for y in 0..rows {
+        let row = &g[y * s..(y + 1) * s];
+        let t: [&[u8]; 6] = core::array::from_fn(|k| &row[k..k + n]);
+        let bout = &mut p.b[y * s + 2..y * s + 2 + n];
+        for x in 0..n {
+            let v = tap6(
+                t[0][x] as i32,
+                t[1][x] as i32,
+                t[2][x] as i32,
+                t[3][x] as i32,
+                t[4][x] as i32,
+                t[5][x] as i32,
+            );
+            bout[x] = clip1((v + 16) >> 5);
+        }
+        let hrow = &p.h1[y * s..(y + 1) * s];
+        let t: [&[i16]; 6] = core::array::from_fn(|k| &hrow[k..k + n]);
+        let jout = &mut p.j[y * s + 2..y * s + 2 + n];
+        for x in 0..n {
+            let v = tap6(
+                t[0][x] as i32,
+                t[1][x] as i32,
+                t[2][x] as i32,
+                t[3][x] as i32,
+                t[4][x] as i32,
+                t[5][x] as i32,
+            );
+            jout[x] = clip1((v + 512) >> 10);
         }
     }
 }

@@ -3,6 +3,7 @@
 use crate::tables::{DEQUANT_V, POS_CLASS, QUANT_MF};
 
 /// Forward 4x4 core transform of a residual block, raster order, in place.
+#[inline(always)]
 pub fn fdct4x4(b: &mut [i32; 16]) {
     for r in 0..4 {
         let s = &mut b[r * 4..r * 4 + 4];
@@ -91,6 +92,7 @@ fn dead_zone(qbits: u32, intra: bool) -> i32 {
 
 /// Quantizes a transformed 4x4 block at `qp`; `skip_dc` leaves position 0 untouched (AC blocks).
 /// Returns true when a level is non-zero.
+#[inline(always)]
 pub fn quant4x4(b: &mut [i32; 16], qp: i32, intra: bool, skip_dc: bool) -> bool {
     let qbits = 15 + (qp / 6) as u32;
     let f = dead_zone(qbits, intra);
