@@ -108,6 +108,10 @@ struct ChromaCoding {
     rec: [[u8; 64]; 2],
 }
 
+/// A P_Skip whose prediction leaves no residual and costs (SATD) at most this
+/// many lambdas is taken before any motion search.
+const EARLY_SKIP_LAMBDAS: u32 = 32;
+
 /// A P macroblock whose best inter cost is under this many lambdas plus
 /// [`INTRA_THRESHOLD`] does not try intra prediction.
 const INTRA_THRESHOLD_LAMBDAS: u32 = 64;
@@ -244,14 +248,28 @@ impl<'a> FrameCoder<'a> {
                 cost: 0,
             };
             self.predict_inter(rp, mbx, mby, &skip, &mut pred, &mut cpred);
-            if luma_inter_is_zero(&src, &pred, qp)
-                && self.quant_chroma(x, y, qp, false, &cpred).cbp == 0
-            {
+            let skip_zero = luma_inter_is_zero(&src, &pred, qp)
+                && self.quant_chroma(x, y, qp, false, &cpred).cbp == 0;
+            let skip_cost = if skip_zero {
+                satd(&src, 16, &pred, 16, 16, 16)
+            } else {
+                u32::MAX
+            };
+            // Nearly perfect skip predictions are taken without a search; the
+            // others only when the search finds nothing better, since a
+            // searched vector may predict far better even when neither leaves
+            // a residual (zooms, slow motion at high QP).
+            if skip_cost <= EARLY_SKIP_LAMBDAS * lam {
                 self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
                 *skip_run += 1;
                 return;
             }
             let inter = self.decide_inter(rp, slice, mbx, mby, &src, skip_mv, lam);
+            if skip_cost <= inter.cost.saturating_add(2 * lam) {
+                self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
+                *skip_run += 1;
+                return;
+            }
             // Intra prediction only where motion compensation predicts poorly.
             let (i16_mode, i16_cost) =
                 if inter.cost < INTRA_THRESHOLD_LAMBDAS * lam + INTRA_THRESHOLD {

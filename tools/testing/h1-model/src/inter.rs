@@ -129,6 +129,10 @@ avx2_dispatch!(
 
 #[inline(always)]
 fn sad_plain(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if w == 16 || w == 8 {
+        return x86::sad(a, sa, b, sb, w, h, None);
+    }
     match w {
         16 => sad_w::<16>(a, sa, b, sb, h),
         8 => sad_w::<8>(a, sa, b, sb, h),
@@ -164,6 +168,10 @@ fn sad_avg_plain(
     w: usize,
     h: usize,
 ) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if w == 16 || w == 8 {
+        return x86::sad(src, ss, a, stride, w, h, Some(b));
+    }
     match w {
         16 => sad_avg_w::<16>(src, ss, a, b, stride, h),
         8 => sad_avg_w::<8>(src, ss, a, b, stride, h),
@@ -202,6 +210,52 @@ fn sad_avg_w<const W: usize>(
         s += row as u32;
     }
     s
+}
+
+/// SAD with SSE2 (part of every x86_64 CPU): PSADBW sums 16 absolute
+/// differences at once, PAVGB is exactly the (a + b + 1) >> 1 of Table 8-12.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// SAD of `w` (8 or 16) x `h` blocks; with `avg`, against the rounded average of `b` and `avg`.
+    #[inline(always)]
+    pub fn sad(
+        a: &[u8],
+        sa: usize,
+        b: &[u8],
+        sb: usize,
+        w: usize,
+        h: usize,
+        avg: Option<&[u8]>,
+    ) -> u32 {
+        let load = |row: &[u8]| {
+            // SAFETY: SSE2 is part of x86_64; the load reads `w` bytes of a
+            // row slice that is `w` bytes long (its slicing checked the bounds).
+            unsafe {
+                if w == 16 {
+                    _mm_loadu_si128(row.as_ptr() as *const __m128i)
+                } else {
+                    _mm_loadl_epi64(row.as_ptr() as *const __m128i)
+                }
+            }
+        };
+        // SAFETY: SSE2 arithmetic on registers only.
+        unsafe {
+            let mut acc = _mm_setzero_si128();
+            for y in 0..h {
+                let va = load(&a[y * sa..y * sa + w]);
+                let mut vb = load(&b[y * sb..y * sb + w]);
+                if let Some(c) = avg {
+                    vb = _mm_avg_epu8(vb, load(&c[y * sb..y * sb + w]));
+                }
+                acc = _mm_add_epi64(acc, _mm_sad_epu8(va, vb));
+            }
+            let hi = _mm_unpackhi_epi64(acc, acc);
+            let total = if w == 16 { _mm_add_epi64(acc, hi) } else { acc };
+            _mm_cvtsi128_si32(total) as u32
+        }
+    }
 }
 
 /// SAD of rows of a width known at compile time, which the compiler vectorizes.
@@ -265,6 +319,38 @@ pub fn satd4x4(a: &[u8], sa: usize, b: &[u8], sb: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The SIMD SADs equal the sum of absolute differences, averaged or not,
+    /// for every width and height the search uses.
+    #[test]
+    fn sad_equals_the_plain_sum() {
+        let mut x = 0x0123_4567_89ab_cdefu64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        };
+        for _ in 0..3000 {
+            let a: Vec<u8> = (0..24 * 16).map(|_| next()).collect();
+            let b: Vec<u8> = (0..32 * 16).map(|_| next()).collect();
+            let c: Vec<u8> = (0..32 * 16).map(|_| next()).collect();
+            for (w, h) in [(16, 16), (16, 8), (8, 16), (8, 8), (8, 4), (4, 8), (4, 4)] {
+                let mut want = 0;
+                let mut want_avg = 0;
+                for y in 0..h {
+                    for k in 0..w {
+                        let s = a[y * 24 + k] as i32;
+                        want += (s - b[y * 32 + k] as i32).unsigned_abs();
+                        let p = (b[y * 32 + k] as i32 + c[y * 32 + k] as i32 + 1) >> 1;
+                        want_avg += (s - p).unsigned_abs();
+                    }
+                }
+                assert_eq!(sad(&a, 24, &b, 32, w, h), want, "{w}x{h}");
+                assert_eq!(sad_avg(&a, 24, &b, &c, 32, w, h), want_avg, "{w}x{h}");
+            }
+        }
+    }
 
     /// The unrolled SATD equals the Hadamard transform of clause 8.5.10's
     /// butterflies (transform::hadamard4x4) applied to the difference.

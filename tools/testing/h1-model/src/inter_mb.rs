@@ -12,8 +12,8 @@ use crate::refpic::RefPicture;
 
 /// A 16x16 cost (SATD plus lambda-weighted bits) under this many lambdas plus
 /// [`PARTITION_THRESHOLD`] is not searched further with smaller partitions.
-const PARTITION_THRESHOLD_LAMBDAS: u32 = 32;
-const PARTITION_THRESHOLD: u32 = 256;
+const PARTITION_THRESHOLD_LAMBDAS: u32 = 256;
+const PARTITION_THRESHOLD: u32 = 1024;
 
 /// sub_mb_type of a P_8x8 macroblock (Table 7-17).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
