@@ -3,6 +3,7 @@
 use crate::encoder::MbInfo;
 use crate::mvpred::BlockMotion;
 use crate::picture::Planes;
+use crate::simd::avx2_dispatch;
 use crate::tables::{chroma_qp, ALPHA, BETA, TC0};
 
 /// Slice-level filter controls (the H1 codes all slices of a frame alike).
@@ -17,8 +18,14 @@ pub struct DeblockParams {
     pub chroma_qp_offset: i32,
 }
 
-/// Filters `rec` in place, macroblock by macroblock in raster order.
-pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+avx2_dispatch!(
+    /// Filters `rec` in place, macroblock by macroblock in raster order.
+    pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) -> ()
+        => deblock_plain
+);
+
+#[inline(always)]
+fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
     if p.idc == 1 {
         return;
     }
@@ -113,6 +120,7 @@ pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &Deb
 
 /// Motion of the p-side block: in the neighbouring macroblock for edge 0.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn block_motion(
     motion: &[BlockMotion],
     mb_w: usize,
@@ -136,6 +144,7 @@ fn block_motion(
 }
 
 /// Boundary filtering strength of 8.7.2.1 for frame macroblocks.
+#[inline(always)]
 fn strength(
     p: &MbInfo,
     q: &MbInfo,
@@ -162,6 +171,7 @@ fn strength(
 
 /// Filters one edge of a macroblock (or chroma block) in one plane (8.7.2.2 to 8.7.2.4).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 fn filter_edge(
     plane: &mut [u8],
     stride: usize,
