@@ -324,13 +324,8 @@ mod tests {
     /// for every width and height the search uses.
     #[test]
     fn sad_equals_the_plain_sum() {
-        let mut x = 0x0123_4567_89ab_cdefu64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        };
+        let mut rng = crate::testrng::Rng::new(0x0123_4567_89ab_cdef);
+        let mut next = || rng.byte();
         for _ in 0..3000 {
             let a: Vec<u8> = (0..24 * 16).map(|_| next()).collect();
             let b: Vec<u8> = (0..32 * 16).map(|_| next()).collect();
@@ -356,13 +351,8 @@ mod tests {
     /// butterflies (transform::hadamard4x4) applied to the difference.
     #[test]
     fn satd_equals_the_plain_hadamard_sum() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 24) as u8
-        };
+        let mut rng = crate::testrng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = || rng.byte();
         for _ in 0..5000 {
             let a: Vec<u8> = (0..64).map(|_| next()).collect();
             let b: Vec<u8> = (0..64).map(|_| next()).collect();

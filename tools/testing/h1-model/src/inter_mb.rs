@@ -155,6 +155,26 @@ fn int_sad(rp: &RefPicture, px: i32, py: i32, mv: [i32; 2], w: usize, h: usize, 
     }
 }
 
+/// Moves `best` (vector, cost) to the cheapest of the in-range points
+/// `best + d` for `d` in `deltas`, all measured from where `best` started.
+fn try_around(
+    best: &mut ([i32; 2], u32),
+    deltas: &[[i32; 2]],
+    in_range: impl Fn([i32; 2]) -> bool,
+    cost: impl Fn([i32; 2]) -> u32,
+) {
+    let centre = best.0;
+    for d in deltas {
+        let mv = [centre[0] + d[0], centre[1] + d[1]];
+        if in_range(mv) {
+            let k = cost(mv);
+            if k < best.1 {
+                *best = (mv, k);
+            }
+        }
+    }
+}
+
 impl FrameCoder<'_> {
     /// mvpLX of `part` (8.4.1.3), with the blocks of this macroblock in `done` decoded.
     fn part_mvp(&self, slice: i32, mbx: usize, mby: usize, part: &Part, done: u16) -> [i32; 2] {
@@ -219,15 +239,12 @@ impl FrameCoder<'_> {
             // Diamond descent, at most 16 steps.
             for _ in 0..16 {
                 let centre = best.0;
-                for d in [[4, 0], [-4, 0], [0, 4], [0, -4]] {
-                    let mv = [centre[0] + d[0], centre[1] + d[1]];
-                    if in_range(mv) {
-                        let k = cost(mv);
-                        if k < best.1 {
-                            best = (mv, k);
-                        }
-                    }
-                }
+                try_around(
+                    &mut best,
+                    &[[4, 0], [-4, 0], [0, 4], [0, -4]],
+                    in_range,
+                    cost,
+                );
                 if best.0 == centre {
                     break;
                 }
@@ -237,7 +254,7 @@ impl FrameCoder<'_> {
             }
             // A ring two and four samples out, to leave local minima.
             let centre = best.0;
-            for d in [
+            const RING: [[i32; 2]; 8] = [
                 [8, 8],
                 [8, -8],
                 [-8, 8],
@@ -246,15 +263,8 @@ impl FrameCoder<'_> {
                 [-16, 0],
                 [0, 16],
                 [0, -16],
-            ] {
-                let mv = [centre[0] + d[0], centre[1] + d[1]];
-                if in_range(mv) {
-                    let k = cost(mv);
-                    if k < best.1 {
-                        best = (mv, k);
-                    }
-                }
-            }
+            ];
+            try_around(&mut best, &RING, in_range, cost);
             if best.0 == centre {
                 break;
             }
@@ -262,11 +272,10 @@ impl FrameCoder<'_> {
         // Fractional refinement by SAD; the partition's cost is the SATD of the winner.
         let mut pred = [0u8; 256];
         let sub_cost = |mv: [i32; 2]| -> u32 { rp.sad(px, py, mv, w, h, blk, 16) + lam * bits(mv) };
-        let mut bestf = (best.0, best.1);
+        let mut bestf = best;
         let steps: &[i32] = if self.p.disable_qpel { &[2] } else { &[2, 1] };
         for &st in steps {
-            let centre = bestf.0;
-            for d in [
+            let square = [
                 [-st, -st],
                 [0, -st],
                 [st, -st],
@@ -275,15 +284,8 @@ impl FrameCoder<'_> {
                 [-st, st],
                 [0, st],
                 [st, st],
-            ] {
-                let mv = [centre[0] + d[0], centre[1] + d[1]];
-                if in_range(mv) {
-                    let k = sub_cost(mv);
-                    if k < bestf.1 {
-                        bestf = (mv, k);
-                    }
-                }
-            }
+            ];
+            try_around(&mut bestf, &square, in_range, sub_cost);
         }
         rp.luma(px, py, bestf.0, w, h, &mut pred, 16);
         (

@@ -386,13 +386,8 @@ mod tests {
     /// for random edges under every combination of available neighbours.
     #[test]
     fn pred4x4_all_equals_pred4x4() {
-        let mut s = 0x1234_5678_9abc_def1u64;
-        let mut next = || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 32) as u8
-        };
+        let mut rng = crate::testrng::Rng::new(0x1234_5678_9abc_def1);
+        let mut next = || rng.byte();
         for _ in 0..20000 {
             let top: [u8; 8] = core::array::from_fn(|_| next());
             let left: [u8; 4] = core::array::from_fn(|_| next());

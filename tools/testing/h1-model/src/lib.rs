@@ -27,6 +27,8 @@ pub mod regs;
 mod simd;
 pub mod slice;
 pub mod tables;
+#[cfg(test)]
+mod testrng;
 pub mod transform;
 
 use encoder::{FrameCoder, FrameParams, FrameStats};

@@ -354,37 +354,30 @@ fn half_planes(p: HalfPlanes) {
         }
     }
     // Horizontal: b from the samples, j from the vertical intermediates.
-    // Six shifted views of equal length let the compiler drop bounds checks.
-    let n = s - 5;
     for y in 0..rows {
         let row = &g[y * s..(y + 1) * s];
-        let t: [&[u8]; 6] = core::array::from_fn(|k| &row[k..k + n]);
-        let bout = &mut p.b[y * s + 2..y * s + 2 + n];
-        for x in 0..n {
-            let v = tap6(
-                t[0][x] as i32,
-                t[1][x] as i32,
-                t[2][x] as i32,
-                t[3][x] as i32,
-                t[4][x] as i32,
-                t[5][x] as i32,
-            );
-            bout[x] = clip1((v + 16) >> 5);
-        }
+        tap6_row(row, &mut p.b[y * s + 2..(y + 1) * s - 3], 16, 5);
         let hrow = &p.h1[y * s..(y + 1) * s];
-        let t: [&[i16]; 6] = core::array::from_fn(|k| &hrow[k..k + n]);
-        let jout = &mut p.j[y * s + 2..y * s + 2 + n];
-        for x in 0..n {
-            let v = tap6(
-                t[0][x] as i32,
-                t[1][x] as i32,
-                t[2][x] as i32,
-                t[3][x] as i32,
-                t[4][x] as i32,
-                t[5][x] as i32,
-            );
-            jout[x] = clip1((v + 512) >> 10);
-        }
+        tap6_row(hrow, &mut p.j[y * s + 2..(y + 1) * s - 3], 512, 10);
+    }
+}
+
+/// `out[x]` = Clip1((6-tap of `row[x..x + 6]` + `round`) >> `shift`), for every x of `out`.
+#[inline(always)]
+fn tap6_row<T: Copy + Into<i32>>(row: &[T], out: &mut [u8], round: i32, shift: u32) {
+    // Six shifted views of equal length let the compiler drop bounds checks.
+    let n = out.len();
+    let t: [&[T]; 6] = core::array::from_fn(|k| &row[k..k + n]);
+    for (x, o) in out.iter_mut().enumerate() {
+        let v = tap6(
+            t[0][x].into(),
+            t[1][x].into(),
+            t[2][x].into(),
+            t[3][x].into(),
+            t[4][x].into(),
+            t[5][x].into(),
+        );
+        *o = clip1((v + round) >> shift);
     }
 }
 
@@ -392,28 +385,14 @@ fn half_planes(p: HalfPlanes) {
 mod tests {
     use super::*;
 
-    /// A small deterministic generator (xorshift) for random pictures and vectors.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u32 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 >> 16) as u32
-        }
-        fn range(&mut self, lo: i32, hi: i32) -> i32 {
-            lo + (self.next() % (hi - lo + 1) as u32) as i32
-        }
-    }
-
     /// Every fast prediction equals the sample-by-sample one of clause 8.4.2.2,
     /// inside the picture, near its edges and far outside it.
     #[test]
     fn fast_prediction_equals_the_plain_one() {
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut rng = crate::testrng::Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut p = Planes::new(3, 2);
         for v in p.y.iter_mut().chain(p.cb.iter_mut()).chain(p.cr.iter_mut()) {
-            *v = rng.next() as u8;
+            *v = rng.byte();
         }
         let rp = RefPicture::new(&p);
         let luma = RefPlane {

@@ -208,13 +208,8 @@ mod tests {
     /// formula on every QP, both dead zones and the whole coefficient range.
     #[test]
     fn quant4x4_equals_the_plain_formula() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::testrng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = || rng.next_u64();
         for qp in 0..52 {
             for intra in [false, true] {
                 for skip_dc in [false, true] {
