@@ -229,31 +229,98 @@ mod x86 {
         h: usize,
         avg: Option<&[u8]>,
     ) -> u32 {
-        let load = |row: &[u8]| {
-            // SAFETY: SSE2 is part of x86_64; the load reads `w` bytes of a
-            // row slice that is `w` bytes long (its slicing checked the bounds).
+        // One bounds check per block instead of one per row.
+        let last = |stride: usize| (h.max(1) - 1) * stride + w;
+        assert!(a.len() >= last(sa) && b.len() >= last(sb) && avg.is_none_or(|c| c.len() >= last(sb)));
+        let load = |p: *const u8| {
+            // SAFETY: SSE2 is part of x86_64; callers pass row starts whose
+            // `w` bytes lie inside the slices (asserted above).
             unsafe {
                 if w == 16 {
-                    _mm_loadu_si128(row.as_ptr() as *const __m128i)
+                    _mm_loadu_si128(p as *const __m128i)
                 } else {
-                    _mm_loadl_epi64(row.as_ptr() as *const __m128i)
+                    _mm_loadl_epi64(p as *const __m128i)
                 }
             }
         };
-        // SAFETY: SSE2 arithmetic on registers only.
+        // SAFETY: SSE2 arithmetic; every row start y * stride is within the
+        // slices, with `w` bytes after it (asserted above).
         unsafe {
             let mut acc = _mm_setzero_si128();
             for y in 0..h {
-                let va = load(&a[y * sa..y * sa + w]);
-                let mut vb = load(&b[y * sb..y * sb + w]);
+                let va = load(a.as_ptr().add(y * sa));
+                let mut vb = load(b.as_ptr().add(y * sb));
                 if let Some(c) = avg {
-                    vb = _mm_avg_epu8(vb, load(&c[y * sb..y * sb + w]));
+                    vb = _mm_avg_epu8(vb, load(c.as_ptr().add(y * sb)));
                 }
                 acc = _mm_add_epi64(acc, _mm_sad_epu8(va, vb));
             }
             let hi = _mm_unpackhi_epi64(acc, acc);
             let total = if w == 16 { _mm_add_epi64(acc, hi) } else { acc };
             _mm_cvtsi128_si32(total) as u32
+        }
+    }
+
+    /// SATD of a `w` x `h` block (w a multiple of 8, h of 4): pairs of 4x4
+    /// tiles side by side in eight 16-bit lanes. Equal to the sum of
+    /// [`super::satd4x4`] over its tiles (each tile's sum halved).
+    #[inline(always)]
+    pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+        let mut total = 0u32;
+        for ty in 0..h / 4 {
+            for tx in 0..w / 8 {
+                total += satd8x4(&a[ty * 4 * sa + tx * 8..], sa, &b[ty * 4 * sb + tx * 8..], sb);
+            }
+        }
+        total
+    }
+
+    #[inline(always)]
+    fn satd8x4(a: &[u8], sa: usize, b: &[u8], sb: usize) -> u32 {
+        let row = |y: usize| {
+            let (ra, rb) = (&a[y * sa..y * sa + 8], &b[y * sb..y * sb + 8]);
+            // SAFETY: SSE2 is part of x86_64; each load reads the 8 bytes of a
+            // row slice that is 8 bytes long.
+            unsafe {
+                let z = _mm_setzero_si128();
+                let va = _mm_unpacklo_epi8(_mm_loadl_epi64(ra.as_ptr() as *const __m128i), z);
+                let vb = _mm_unpacklo_epi8(_mm_loadl_epi64(rb.as_ptr() as *const __m128i), z);
+                _mm_sub_epi16(va, vb)
+            }
+        };
+        let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+        // SAFETY: SSE2 arithmetic on registers only.
+        unsafe {
+            // Vertical butterflies, lane by lane (both tiles at once).
+            let (s01, d01) = (_mm_add_epi16(r0, r1), _mm_sub_epi16(r0, r1));
+            let (s23, d23) = (_mm_add_epi16(r2, r3), _mm_sub_epi16(r2, r3));
+            let t = [
+                _mm_add_epi16(s01, s23),
+                _mm_sub_epi16(s01, s23),
+                _mm_sub_epi16(d01, d23),
+                _mm_add_epi16(d01, d23),
+            ];
+            // Horizontal butterflies inside each group of four lanes. Only
+            // absolute values are summed, so each output may change sign.
+            let even = _mm_set_epi16(0, -1, 0, -1, 0, -1, 0, -1);
+            let low = _mm_set_epi32(0, -1, 0, -1);
+            let ones = _mm_set1_epi16(1);
+            let z = _mm_setzero_si128();
+            let mut acc = _mm_setzero_si128();
+            for v in t {
+                let sw = _mm_shufflehi_epi16::<0b10_11_00_01>(_mm_shufflelo_epi16::<0b10_11_00_01>(v));
+                let (s, d) = (_mm_add_epi16(v, sw), _mm_sub_epi16(v, sw));
+                let w1 = _mm_or_si128(_mm_and_si128(even, s), _mm_andnot_si128(even, d));
+                let sw2 = _mm_shuffle_epi32::<0b10_11_00_01>(w1);
+                let (s2, d2) = (_mm_add_epi16(w1, sw2), _mm_sub_epi16(w1, sw2));
+                let w2 = _mm_or_si128(_mm_and_si128(low, s2), _mm_andnot_si128(low, d2));
+                let abs = _mm_max_epi16(w2, _mm_sub_epi16(z, w2));
+                acc = _mm_add_epi32(acc, _mm_madd_epi16(abs, ones));
+            }
+            // acc: [tile A, tile A, tile B, tile B] partial sums.
+            let mut lanes = [0i32; 4];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
+            ((lanes[0] + lanes[1]) as u32 / 2) + ((lanes[2] + lanes[3]) as u32 / 2)
         }
     }
 }
@@ -282,6 +349,16 @@ avx2_dispatch!(
 
 #[inline(always)]
 fn satd_plain(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if w % 8 == 0 {
+        return x86::satd(a, sa, b, sb, w, h);
+    }
+    satd_tiles(a, sa, b, sb, w, h)
+}
+
+/// SATD as the sum of [`satd4x4`] over the block's tiles.
+#[inline(always)]
+fn satd_tiles(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
     let mut total = 0u32;
     for ty in 0..h / 4 {
         for tx in 0..w / 4 {
@@ -345,6 +422,23 @@ mod tests {
                 assert_eq!(sad_avg(&a, 24, &b, &c, 32, w, h), want_avg, "{w}x{h}");
             }
         }
+    }
+
+    /// The SIMD SATD equals the sum of the 4x4 tiles' SATDs.
+    #[test]
+    fn satd_equals_the_sum_over_tiles() {
+        let mut rng = crate::testrng::Rng::new(0x5eed_5a7d);
+        for _ in 0..3000 {
+            let a: Vec<u8> = (0..24 * 16).map(|_| rng.byte()).collect();
+            let b: Vec<u8> = (0..32 * 16).map(|_| rng.byte()).collect();
+            for (w, h) in [(16, 16), (16, 8), (8, 16), (8, 8), (8, 4)] {
+                assert_eq!(satd(&a, 24, &b, 32, w, h), satd_tiles(&a, 24, &b, 32, w, h), "{w}x{h}");
+            }
+        }
+        // Extremes: all +255 and all -255 differences.
+        let (hi, lo) = ([255u8; 256], [0u8; 256]);
+        assert_eq!(satd(&hi, 16, &lo, 16, 16, 16), satd_tiles(&hi, 16, &lo, 16, 16, 16));
+        assert_eq!(satd(&lo, 16, &hi, 16, 16, 16), satd_tiles(&lo, 16, &hi, 16, 16, 16));
     }
 
     /// The unrolled SATD equals the Hadamard transform of clause 8.5.10's
