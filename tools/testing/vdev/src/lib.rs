@@ -106,6 +106,8 @@ pub struct VirtualDevice {
     width: u32,
     height: u32,
     out_size: u32,
+    /// The CAPTURE buffer, kept from frame to frame.
+    out: Vec<u8>,
 }
 
 impl VirtualDevice {
@@ -122,6 +124,7 @@ impl VirtualDevice {
             width: 0,
             height: 0,
             out_size: 0,
+            out: Vec::new(),
         }
     }
 
@@ -209,10 +212,11 @@ impl VirtualDevice {
         params: &uapi::v4l2_ctrl_h264_encode_params,
         rc: &uapi::v4l2_ctrl_h264_encode_rc,
     ) -> Result<Completed, Errno> {
-        let mut out = vec![0u8; self.out_size as usize];
+        let mut out = std::mem::take(&mut self.out);
+        out.resize(self.out_size as usize, 0);
         let mut res = uapi::vdev_result::default();
         // SAFETY: all pointers are valid for the sizes given.
-        check(unsafe {
+        let ret = check(unsafe {
             uapi::vdev_encode(
                 self.dev,
                 frame.as_ptr(),
@@ -224,10 +228,12 @@ impl VirtualDevice {
                 out.len() as u32,
                 &mut res,
             )
-        })?;
-        out.truncate(res.payload as usize);
+        });
+        let payload = out.get(..res.payload as usize).unwrap_or(&[]).to_vec();
+        self.out = out;
+        ret?;
         Ok(Completed {
-            payload: out,
+            payload,
             flags: res.flags,
             error: res.error,
             feedback: res.feedback,
