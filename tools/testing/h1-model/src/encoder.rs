@@ -357,6 +357,9 @@ impl<'a> FrameCoder<'a> {
         (top, left, tl, ta, la, tla)
     }
 
+    /// The cheapest Intra_16x16 mode and its cost. P slices leave out the
+    /// plane mode, which rarely beats motion compensation there and is the
+    /// costly one to predict.
     fn best_i16(&self, slice: i32, x: i32, y: i32, src: &[u8; 256], lam: u32) -> (u8, u32) {
         let (top, left, tl, ta, la, tla) = self.luma_edges(slice, x, y);
         let e = Edges {
@@ -366,7 +369,8 @@ impl<'a> FrameCoder<'a> {
         };
         let mut best = (intra::I16_DC, u32::MAX);
         let mut pred = [0u8; 256];
-        for mode in 0..4 {
+        let modes = if self.p.intra { 4 } else { 3 };
+        for mode in 0..modes {
             if intra::pred16x16(mode, &e, &mut pred) {
                 let cost = satd(src, 16, &pred, 16, 16, 16) + lam * 6;
                 if cost < best.1 {
@@ -1113,13 +1117,20 @@ fn quant_chroma_plain(
     let mut any_ac = false;
     let mut any_dc = false;
     for c in 0..2 {
-        let plane = planes[c];
+        // The 8x8 residual, row by row, then its four 4x4 blocks.
+        let mut res = [[0i32; 8]; 8];
+        for (row, r) in res.iter_mut().enumerate() {
+            let src = &planes[c][(y * 8 + row) * cs + x * 8..][..8];
+            let pred = &preds[c][row * 8..row * 8 + 8];
+            for k in 0..8 {
+                r[k] = src[k] as i32 - pred[k] as i32;
+            }
+        }
         for b in 0..4 {
             let (bx, by) = (b % 2 * 4, b / 2 * 4);
             let d = &mut out.ac[c][b];
             for i in 0..16 {
-                let sv = plane[(y * 8 + by + i / 4) * cs + x * 8 + bx + i % 4];
-                d[i] = sv as i32 - preds[c][(by + i / 4) * 8 + bx + i % 4] as i32;
+                d[i] = res[by + i / 4][bx + i % 4];
             }
             fdct4x4(d);
             out.dc[c][b] = d[0];

@@ -231,7 +231,9 @@ mod x86 {
     ) -> u32 {
         // One bounds check per block instead of one per row.
         let last = |stride: usize| (h.max(1) - 1) * stride + w;
-        assert!(a.len() >= last(sa) && b.len() >= last(sb) && avg.is_none_or(|c| c.len() >= last(sb)));
+        assert!(
+            a.len() >= last(sa) && b.len() >= last(sb) && avg.is_none_or(|c| c.len() >= last(sb))
+        );
         let load = |p: *const u8| {
             // SAFETY: SSE2 is part of x86_64; callers pass row starts whose
             // `w` bytes lie inside the slices (asserted above).
@@ -269,7 +271,12 @@ mod x86 {
         let mut total = 0u32;
         for ty in 0..h / 4 {
             for tx in 0..w / 8 {
-                total += satd8x4(&a[ty * 4 * sa + tx * 8..], sa, &b[ty * 4 * sb + tx * 8..], sb);
+                total += satd8x4(
+                    &a[ty * 4 * sa + tx * 8..],
+                    sa,
+                    &b[ty * 4 * sb + tx * 8..],
+                    sb,
+                );
             }
         }
         total
@@ -308,7 +315,8 @@ mod x86 {
             let z = _mm_setzero_si128();
             let mut acc = _mm_setzero_si128();
             for v in t {
-                let sw = _mm_shufflehi_epi16::<0b10_11_00_01>(_mm_shufflelo_epi16::<0b10_11_00_01>(v));
+                let sw =
+                    _mm_shufflehi_epi16::<0b10_11_00_01>(_mm_shufflelo_epi16::<0b10_11_00_01>(v));
                 let (s, d) = (_mm_add_epi16(v, sw), _mm_sub_epi16(v, sw));
                 let w1 = _mm_or_si128(_mm_and_si128(even, s), _mm_andnot_si128(even, d));
                 let sw2 = _mm_shuffle_epi32::<0b10_11_00_01>(w1);
@@ -432,13 +440,23 @@ mod tests {
             let a: Vec<u8> = (0..24 * 16).map(|_| rng.byte()).collect();
             let b: Vec<u8> = (0..32 * 16).map(|_| rng.byte()).collect();
             for (w, h) in [(16, 16), (16, 8), (8, 16), (8, 8), (8, 4)] {
-                assert_eq!(satd(&a, 24, &b, 32, w, h), satd_tiles(&a, 24, &b, 32, w, h), "{w}x{h}");
+                assert_eq!(
+                    satd(&a, 24, &b, 32, w, h),
+                    satd_tiles(&a, 24, &b, 32, w, h),
+                    "{w}x{h}"
+                );
             }
         }
         // Extremes: all +255 and all -255 differences.
         let (hi, lo) = ([255u8; 256], [0u8; 256]);
-        assert_eq!(satd(&hi, 16, &lo, 16, 16, 16), satd_tiles(&hi, 16, &lo, 16, 16, 16));
-        assert_eq!(satd(&lo, 16, &hi, 16, 16, 16), satd_tiles(&lo, 16, &hi, 16, 16, 16));
+        assert_eq!(
+            satd(&hi, 16, &lo, 16, 16, 16),
+            satd_tiles(&hi, 16, &lo, 16, 16, 16)
+        );
+        assert_eq!(
+            satd(&lo, 16, &hi, 16, 16, 16),
+            satd_tiles(&lo, 16, &hi, 16, 16, 16)
+        );
     }
 
     /// The unrolled SATD equals the Hadamard transform of clause 8.5.10's
