@@ -358,7 +358,7 @@ avx2_dispatch!(
 #[inline(always)]
 fn satd_plain(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
     #[cfg(target_arch = "x86_64")]
-    if w % 8 == 0 {
+    if w.is_multiple_of(8) {
         return x86::satd(a, sa, b, sb, w, h);
     }
     satd_tiles(a, sa, b, sb, w, h)
