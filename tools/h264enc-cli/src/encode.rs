@@ -1,26 +1,13 @@
 //! `h264enc encode`: source frames through a stateless encoder device.
 
-use crate::device::{bytes_of, Device, PixelFormat, VirtualDevice};
 use crate::input::{self, Layout};
 use crate::report::{FrameStat, Summary};
+use h264enc_cli::device::{Device, PixelFormat, VirtualDevice};
+use h264enc_cli::session::{configure, Configured, StreamConfig};
+pub use h264enc_cli::session::{Profile, RcMode};
+use h264enc_cli::units::CpbSize;
 use hantro_vdev::uapi::*;
 use std::io::Write;
-
-/// Rate control modes of the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum RcMode {
-    Cqp,
-    Cbr,
-    Vbr,
-}
-
-/// H.264 profiles of the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Profile {
-    Baseline,
-    Main,
-    High,
-}
 
 /// Everything `encode` was asked to do.
 #[derive(Clone, Debug)]
@@ -33,7 +20,7 @@ pub struct EncodeArgs {
     pub rc: Option<RcMode>,
     pub bitrate: Option<u64>,
     pub max_bitrate: Option<u64>,
-    pub cpb_size: Option<crate::units::CpbSize>,
+    pub cpb_size: Option<CpbSize>,
     pub filler: bool,
     pub qp: Option<u8>,
     pub qp_min: u8,
@@ -69,7 +56,7 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
                 a.device
             ));
         }
-        run_on(a, &mut crate::v4l2::open(&a.device)?)
+        run_on(a, &mut h264enc_cli::v4l2::open(&a.device)?)
     }
 }
 
@@ -78,185 +65,42 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
     let virtual_h1 = a.device == "virtual";
     let mut src = input::open(&a.input, a.size, a.fps, a.layout)?;
     let f = src.format;
-    if f.width % 4 != 0 || f.width > 4080 || f.height > 4080 || f.width < 16 || f.height < 16 {
-        return Err(format!(
-            "{}x{} is outside what the H1 codes: width 16..4080 in steps of 4, height 16..4080 in steps of 2",
-            f.width, f.height
-        ));
-    }
-    let rc = match (a.rc, a.bitrate) {
-        (Some(m), _) => m,
-        (None, Some(_)) => RcMode::Cbr,
-        (None, None) => RcMode::Cqp,
-    };
-    if matches!(rc, RcMode::Cbr | RcMode::Vbr) && a.bitrate.is_none() {
-        return Err(format!(
-            "--rc {} needs --bitrate",
-            if rc == RcMode::Cbr { "cbr" } else { "vbr" }
-        ));
-    }
-    if a.filler && rc != RcMode::Cbr {
-        return Err("--filler applies to --rc cbr only".into());
-    }
-    if a.client_rc && a.bitrate.is_none() {
-        return Err("--client-rc needs --bitrate: the client's rate control aims at it".into());
-    }
-    if a.qp_min > a.qp_max || a.qp_max > 51 || a.qp.is_some_and(|q| q > 51) {
-        return Err("QPs must satisfy 0 <= --qp-min <= --qp-max <= 51 and --qp <= 51".into());
-    }
-    let cabac = a.cabac.unwrap_or(a.profile != Profile::Baseline);
-    if cabac && a.profile == Profile::Baseline {
-        return Err("--cabac needs --profile main or high".into());
-    }
-    if a.transform_8x8 && a.profile != Profile::High {
-        return Err("--transform-8x8 needs --profile high".into());
-    }
-    if virtual_h1 && (cabac || a.transform_8x8) {
-        return Err(
-            "the virtual H1 codes CAVLC without the 8x8 transform only so far; use --no-cabac (or --profile baseline) and no --transform-8x8"
-                .into(),
-        );
-    }
-    let mb_w = f.width.div_ceil(16);
-    let mb_h = f.height.div_ceil(16);
-    if a.slices == 0 || a.slices > mb_h {
-        return Err(format!(
-            "--slices must be 1..{mb_h} for this height (the H1 cuts slices at macroblock rows)"
-        ));
-    }
-
-    let fmt = if f.layout == Layout::Nv12 {
-        PixelFormat::Nv12
-    } else {
-        PixelFormat::I420
-    };
-    d.set_format(f.width, f.height, fmt, f.fps_num, f.fps_den)
-        .map_err(|e| dev_err("the format", e))?;
-    let sps = v4l2_ctrl_h264_sps {
-        profile_idc: match a.profile {
-            Profile::Baseline => 66,
-            Profile::Main => 77,
-            Profile::High => 100,
+    let cfg = StreamConfig {
+        width: f.width,
+        height: f.height,
+        fps_num: f.fps_num,
+        fps_den: f.fps_den,
+        format: if f.layout == Layout::Nv12 {
+            PixelFormat::Nv12
+        } else {
+            PixelFormat::I420
         },
-        chroma_format_idc: 1,
-        log2_max_frame_num_minus4: 12,
-        pic_order_cnt_type: 2,
-        max_num_ref_frames: 1,
-        flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY,
-        ..Default::default()
+        rc: a.rc,
+        bitrate: a.bitrate,
+        max_bitrate: a.max_bitrate,
+        cpb_size: a.cpb_size,
+        filler: a.filler,
+        qp: a.qp,
+        qp_min: a.qp_min,
+        qp_max: a.qp_max,
+        gop: a.gop,
+        profile: a.profile,
+        cabac: a.cabac,
+        transform_8x8: a.transform_8x8,
+        slices: a.slices,
+        ltr_period: a.ltr_period,
+        temporal_layers: a.temporal_layers,
+        client_rc: a.client_rc,
+        virtual_h1,
     };
-    d.set_compound(V4L2_CID_STATELESS_H264_SPS, bytes_of(&sps))
-        .map_err(|e| dev_err("the SPS", e))?;
-    let mut pps_flags = V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT;
-    if cabac {
-        pps_flags |= V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE;
-    }
-    if a.transform_8x8 {
-        pps_flags |= V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
-    }
-    let pps = v4l2_ctrl_h264_pps {
-        flags: pps_flags as u16,
-        ..Default::default()
-    };
-    d.set_compound(V4L2_CID_STATELESS_H264_PPS, bytes_of(&pps))
-        .map_err(|e| dev_err("the PPS", e))?;
-    let set = |d: &mut dyn Device, id: u32, v: i64, what: &str| -> Result<(), String> {
-        let v = i32::try_from(v).map_err(|_| format!("{what} {v} is out of range"))?;
-        d.set_ctrl(id, v).map_err(|e| dev_err(what, e))
-    };
-    set(d, V4L2_CID_MPEG_VIDEO_GOP_SIZE, i64::from(a.gop), "--gop")?;
-    set(
-        d,
-        V4L2_CID_MPEG_VIDEO_H264_MIN_QP,
-        i64::from(a.qp_min),
-        "--qp-min",
-    )?;
-    set(
-        d,
-        V4L2_CID_MPEG_VIDEO_H264_MAX_QP,
-        i64::from(a.qp_max),
-        "--qp-max",
-    )?;
-    let qp = a.qp.unwrap_or(26);
-    set(
-        d,
-        V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP,
-        i64::from(qp),
-        "--qp",
-    )?;
-    set(
-        d,
-        V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP,
-        i64::from(qp),
-        "--qp",
-    )?;
-    if a.slices > 1 {
-        let rows = mb_h.div_ceil(a.slices);
-        set(
-            d,
-            V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE,
-            i64::from(V4L2_MPEG_VIDEO_MULTI_SLICE_MODE_MAX_MB),
-            "--slices",
-        )?;
-        set(
-            d,
-            V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB,
-            i64::from(rows * mb_w),
-            "--slices",
-        )?;
-    }
-    set(
-        d,
-        V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
-        i64::from(a.temporal_layers),
-        "--temporal-layers",
-    )?;
-    set(
-        d,
-        V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
-        i64::from(a.ltr_period),
-        "--ltr-period",
-    )?;
-    let bitrate = a.bitrate.unwrap_or(0);
-    let peak = a.max_bitrate.unwrap_or(if rc == RcMode::Vbr {
-        bitrate * 3 / 2
-    } else {
-        bitrate
-    });
-    let cpb_bits = a.cpb_size.map(|c| c.bits(peak)).unwrap_or(peak);
-    if a.client_rc {
-        set(d, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, "--client-rc")?;
-    } else {
-        let mode = match rc {
-            RcMode::Cqp => V4L2_MPEG_VIDEO_BITRATE_MODE_CQ,
-            RcMode::Cbr => V4L2_MPEG_VIDEO_BITRATE_MODE_CBR,
-            RcMode::Vbr => V4L2_MPEG_VIDEO_BITRATE_MODE_VBR,
-        };
-        set(d, V4L2_CID_MPEG_VIDEO_BITRATE_MODE, i64::from(mode), "--rc")?;
-        if rc != RcMode::Cqp {
-            set(d, V4L2_CID_MPEG_VIDEO_BITRATE, bitrate as i64, "--bitrate")?;
-            set(
-                d,
-                V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
-                peak as i64,
-                "--max-bitrate",
-            )?;
-            // The CPB size control counts kilobytes (1000 bytes).
-            set(
-                d,
-                V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
-                cpb_bits.div_ceil(8000) as i64,
-                "--cpb-size",
-            )?;
-            set(
-                d,
-                V4L2_CID_STATELESS_H264_ENCODE_FILLER,
-                i64::from(a.filler),
-                "--filler",
-            )?;
-        }
-    }
-    d.start().map_err(|e| dev_err("the configuration", e))?;
+    let Configured {
+        rc,
+        bitrate,
+        peak,
+        cpb_bits,
+        mb_w,
+        mb_h,
+    } = configure(d, &cfg)?;
 
     // Client-driven rate control runs the core's own frame controller in userspace.
     let mut client_rc = if a.client_rc {
@@ -418,4 +262,62 @@ fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
     out.extend(c.iter().step_by(2));
     out.extend(c.iter().skip(1).step_by(2));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use h264enc_cli::v4l2::{fake::FakeKernel, V4l2Encoder};
+
+    /// A frame the device fails ends the encode with a message that names the
+    /// frame and the driver's reason, and leaves no output file behind.
+    #[test]
+    fn a_failed_frame_stops_with_a_message_and_no_output_file() {
+        let input = h264_oracle::clip_with("meadow", 176, 144, 4, false)
+            .unwrap()
+            .display()
+            .to_string();
+        let dir = std::env::temp_dir().join(format!("h264enc-encode-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let output = dir.join("fail.h264").display().to_string();
+        let a = EncodeArgs {
+            input,
+            output: output.clone(),
+            size: Some((176, 144)),
+            fps: Some((30, 1)),
+            layout: Layout::I420,
+            rc: None,
+            bitrate: Some(300_000),
+            max_bitrate: None,
+            cpb_size: None,
+            filler: false,
+            qp: None,
+            qp_min: 10,
+            qp_max: 51,
+            gop: 0,
+            profile: Profile::Baseline,
+            cabac: None,
+            transform_8x8: false,
+            slices: 1,
+            ltr_period: 0,
+            temporal_layers: 1,
+            client_rc: false,
+            frames: None,
+            device: "/dev/video0".into(),
+            recon: None,
+            stats: None,
+            plot: None,
+            quiet: true,
+        };
+        let mut k = FakeKernel::new();
+        k.fault_at = Some((2, hantro_vdev::Fault::Timeout));
+        let mut d = V4l2Encoder::open(k, "/dev/video0").unwrap();
+        let e = run_on(&a, &mut d).err().unwrap();
+        assert!(
+            e.contains("frame 2 failed on the device") && e.contains("V4L2_BUF_FLAG_ERROR"),
+            "{e}"
+        );
+        assert!(!std::path::Path::new(&output).exists());
+        assert!(!std::path::Path::new(&format!("{output}.part")).exists());
+    }
 }

@@ -1,18 +1,16 @@
 //! h264enc: encode YUV/Y4M files to H.264 through a stateless encoder: the
 //! built-in virtual H1 by default, or a V4L2 device.
 
-mod device;
 mod encode;
 mod hrd;
 mod input;
 mod report;
 mod stream;
-mod units;
-mod v4l2;
 mod verify;
 
 use clap::{Parser, Subcommand};
 use encode::{EncodeArgs, Profile, RcMode};
+use h264enc_cli::{units, v4l2};
 
 #[derive(Parser)]
 #[command(

@@ -1,4 +1,5 @@
-//! The kernel's side of a stateless encoder node, modelled for tests: every
+//! The kernel's side of a stateless encoder node, modelled for tests (public
+//! so the command line's own tests can drive it too): every
 //! ioctl the backend issues is checked as the V4L2 core and the driver would
 //! check it, recorded, and carried out on the virtual device. The source
 //! buffer has the hantro stride (width aligned to 16), so the backend's copy
@@ -55,7 +56,14 @@ pub struct FakeKernel {
     frames: u32,
 }
 
+impl Default for FakeKernel {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl FakeKernel {
+    /// A node with the uAPI, no fault armed.
     pub fn new() -> Self {
         FakeKernel {
             log: Rc::default(),
@@ -567,17 +575,18 @@ impl Kernel for FakeKernel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::{run_on, EncodeArgs, Profile, RcMode};
-    use crate::input::Layout;
+    use crate::device::Device;
+    use crate::session::{configure, Profile, RcMode, StreamConfig};
     use crate::v4l2::V4l2Encoder;
+    use hantro_vdev::uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
 
-    fn args(input: &str, output: &str, layout: Layout, size: (u32, u32)) -> EncodeArgs {
-        EncodeArgs {
-            input: input.into(),
-            output: output.into(),
-            size: Some(size),
-            fps: Some((30, 1)),
-            layout,
+    fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
+        StreamConfig {
+            width: w,
+            height: h,
+            fps_num: 30,
+            fps_den: 1,
+            format,
             rc: Some(RcMode::Cbr),
             bitrate: Some(300_000),
             max_bitrate: None,
@@ -593,58 +602,68 @@ mod tests {
             slices: 1,
             ltr_period: 0,
             temporal_layers: 1,
-            client_rc: false,
-            frames: None,
-            device: "/dev/video0".into(),
-            recon: None,
-            stats: None,
-            plot: None,
-            quiet: true,
+            client_rc,
+            virtual_h1: false,
         }
     }
 
-    fn tmp(name: &str) -> String {
-        let d = std::env::temp_dir().join(format!("h264enc-v4l2-{}", std::process::id()));
-        std::fs::create_dir_all(&d).unwrap();
-        d.join(name).display().to_string()
-    }
-
-    /// A raw clip in `layout`, written to a temporary file.
-    fn source(name: &str, w: usize, h: usize, frames: usize, layout: Layout) -> String {
-        let i420 = h264_oracle::clip(name, w, h, frames);
-        let data = match layout {
-            Layout::I420 => i420,
-            _ => {
-                let mut out = Vec::new();
-                for f in i420.chunks(w * h * 3 / 2) {
+    /// A clip in `format`, frame by frame.
+    fn frames(name: &str, w: usize, h: usize, n: usize, format: PixelFormat) -> Vec<Vec<u8>> {
+        let i420 = h264_oracle::clip(name, w, h, n);
+        i420.chunks(w * h * 3 / 2)
+            .map(|f| match format {
+                PixelFormat::I420 => f.to_vec(),
+                PixelFormat::Nv12 => {
                     let (y, c) = f.split_at(w * h);
                     let (u, v) = c.split_at(w * h / 4);
-                    out.extend_from_slice(y);
+                    let mut out = y.to_vec();
                     for (a, b) in u.iter().zip(v) {
                         out.extend_from_slice(&[*a, *b]);
                     }
+                    out
                 }
-                out
-            }
-        };
-        let p = tmp(&format!("{name}-{w}x{h}-{frames}-{layout:?}.yuv"));
-        std::fs::write(&p, data).unwrap();
-        p
+            })
+            .collect()
     }
 
-    /// Encodes through the modelled kernel and through the virtual device directly.
-    fn both(a: &EncodeArgs, k: FakeKernel) -> (Result<Vec<u8>, String>, Vec<u8>, Vec<String>) {
+    /// Configures `d` and encodes `clip`; client-driven streams get QP 30 on every frame.
+    fn encode_all(
+        d: &mut dyn Device,
+        cfg: &StreamConfig,
+        clip: &[Vec<u8>],
+    ) -> Result<Vec<Completed>, String> {
+        configure(d, cfg)?;
+        let mut out = Vec::new();
+        for (i, f) in clip.iter().enumerate() {
+            let mut rc = hantro_vdev::uapi::v4l2_ctrl_h264_encode_rc::default();
+            if cfg.client_rc {
+                rc.flags = V4L2_H264_ENCODE_RC_FLAG_QP;
+                rc.qp = 30;
+            }
+            let ts = i as u64 * 1_000_000_000 / 30 / 1000 * 1000;
+            let params = v4l2_ctrl_h264_encode_params::default();
+            out.push(d.encode(f, ts, &params, &rc)?);
+        }
+        d.finish()?;
+        Ok(out)
+    }
+
+    /// The stream through the modelled kernel and the one from the virtual device directly.
+    fn both(
+        cfg: &StreamConfig,
+        clip: &[Vec<u8>],
+        k: FakeKernel,
+    ) -> (Vec<u8>, Vec<u8>, Vec<String>) {
         let log = k.log.clone();
-        let via_v4l2 = V4l2Encoder::open(k, "/dev/video0")
-            .and_then(|mut d| run_on(a, &mut d))
-            .and_then(|_| std::fs::read(&a.output).map_err(|e| e.to_string()));
-        let mut direct = a.clone();
-        direct.device = "virtual".into();
-        direct.output = format!("{}.direct", a.output);
-        run_on(&direct, &mut VirtualDevice::open()).unwrap();
-        let reference = std::fs::read(&direct.output).unwrap();
+        let mut dev = V4l2Encoder::open(k, "/dev/video0").unwrap();
+        let got = encode_all(&mut dev, cfg, clip).unwrap();
+        drop(dev);
+        let mut direct = cfg.clone();
+        direct.virtual_h1 = true;
+        let want = encode_all(&mut VirtualDevice::open(), &direct, clip).unwrap();
+        let join = |v: Vec<Completed>| v.into_iter().flat_map(|c| c.payload).collect::<Vec<u8>>();
         let calls = log.borrow().clone();
-        (via_v4l2, reference, calls)
+        (join(got), join(want), calls)
     }
 
     fn same_stream(got: &[u8], reference: &[u8]) {
@@ -660,29 +679,24 @@ mod tests {
     #[test]
     fn the_v4l2_path_produces_the_virtual_devices_stream() {
         // 200x120: the driver's source stride (208) differs from the width.
-        for (layout, (w, h)) in [(Layout::I420, (176, 144)), (Layout::Nv12, (200, 120))] {
-            let input = source("meadow", w as usize, h as usize, 10, layout);
-            let a = args(
-                &input,
-                &tmp(&format!("v4l2-{layout:?}.h264")),
-                layout,
-                (w, h),
-            );
-            let (got, reference, _) = both(&a, FakeKernel::new());
-            let got = got.unwrap();
+        for (format, (w, h)) in [
+            (PixelFormat::I420, (176, 144)),
+            (PixelFormat::Nv12, (200, 120)),
+        ] {
+            let clip = frames("meadow", w as usize, h as usize, 10, format);
+            let (got, reference, _) = both(&config(w, h, format, false), &clip, FakeKernel::new());
             same_stream(&got, &reference);
             let dec = h264_oracle::ffmpeg_decode(&got).unwrap();
-            assert_eq!(dec.len(), (w * h * 3 / 2 * 10) as usize, "{layout:?}");
+            assert_eq!(dec.len(), (w * h * 3 / 2 * 10) as usize, "{format:?}");
         }
     }
 
     #[test]
     fn the_ioctl_sequence_follows_the_specification() {
-        let input = source("meadow", 176, 144, 3, Layout::I420);
-        let mut a = args(&input, &tmp("seq.h264"), Layout::I420, (176, 144));
-        a.client_rc = true;
-        let (got, reference, calls) = both(&a, FakeKernel::new());
-        same_stream(&got.unwrap(), &reference);
+        let clip = frames("meadow", 176, 144, 3, PixelFormat::I420);
+        let cfg = config(176, 144, PixelFormat::I420, true);
+        let (got, reference, calls) = both(&cfg, &clip, FakeKernel::new());
+        same_stream(&got, &reference);
         let setup: Vec<&str> = calls
             .iter()
             .take_while(|c| !c.starts_with("VIDIOC_S_EXT_CTRLS request"))
@@ -724,12 +738,12 @@ mod tests {
                 "MEDIA_IOC_REQUEST_ALLOC",
             ]
         );
-        // Every frame: one request, client QP in its RC control.
+        // Every frame: one request, the client's QP in its RC control.
         let frames: Vec<&[String]> = calls[setup.len()..].chunks(9).take(3).collect();
         for (i, f) in frames.iter().enumerate() {
             let ts = i as u64 * 1_000_000_000 / 30 / 1000 * 1000;
-            assert!(
-                f[0].starts_with("VIDIOC_S_EXT_CTRLS request PARAMS,RC(flags=0x1,qp="),
+            assert_eq!(
+                f[0], "VIDIOC_S_EXT_CTRLS request PARAMS,RC(flags=0x1,qp=30)",
                 "{f:#?}"
             );
             assert_eq!(f[1], format!("VIDIOC_QBUF OUTPUT request ts={ts}"));
@@ -790,19 +804,16 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_frame_is_reported_and_no_output_is_left() {
-        let input = source("meadow", 176, 144, 4, Layout::I420);
-        let out = tmp("fail.h264");
-        let a = args(&input, &out, Layout::I420, (176, 144));
+    fn a_failed_frame_comes_back_with_the_error_flag() {
+        let clip = frames("meadow", 176, 144, 4, PixelFormat::I420);
         let mut k = FakeKernel::new();
         k.fault_at = Some((2, hantro_vdev::Fault::Timeout));
         let mut d = V4l2Encoder::open(k, "/dev/video0").unwrap();
-        let e = run_on(&a, &mut d).err().unwrap();
-        assert!(
-            e.contains("frame 2 failed on the device") && e.contains("V4L2_BUF_FLAG_ERROR"),
-            "{e}"
-        );
-        assert!(!std::path::Path::new(&out).exists());
-        assert!(!std::path::Path::new(&format!("{out}.part")).exists());
+        let done = encode_all(&mut d, &config(176, 144, PixelFormat::I420, false), &clip).unwrap();
+        for (i, c) in done.iter().enumerate() {
+            assert_eq!(c.error != 0, i == 2, "frame {i}");
+            assert_eq!(c.flags & V4L2_BUF_FLAG_ERROR != 0, i == 2, "frame {i}");
+        }
+        assert!(d.last_log().unwrap().contains("V4L2_BUF_FLAG_ERROR"));
     }
 }

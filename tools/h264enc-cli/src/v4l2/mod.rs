@@ -2,8 +2,7 @@
 //! uAPI, and encoding through them with media requests.
 
 pub mod encoder;
-#[cfg(test)]
-mod fake;
+pub mod fake;
 pub mod kernel;
 pub mod sys;
 

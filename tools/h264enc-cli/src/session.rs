@@ -1,0 +1,260 @@
+//! A stream's configuration on a stateless encoder device: the checks a user
+//! gets a message from, then the format and controls in the order
+//! `Documentation/userspace-api/media/v4l/dev-stateless-encoder.rst` gives,
+//! and streaming started. Shared by the command line and the GStreamer element.
+
+use crate::device::{bytes_of, Device, PixelFormat};
+use crate::units::CpbSize;
+use hantro_vdev::uapi::*;
+
+/// Rate control modes of the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RcMode {
+    Cqp,
+    Cbr,
+    Vbr,
+}
+
+/// H.264 profiles of the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    Baseline,
+    Main,
+    High,
+}
+
+/// What a stream is to be: size, rate, pixel format and the encoder's settings.
+#[derive(Clone, Debug)]
+pub struct StreamConfig {
+    pub width: u32,
+    pub height: u32,
+    pub fps_num: u32,
+    pub fps_den: u32,
+    pub format: PixelFormat,
+    /// None: CBR when a bit rate is given, else constant QP.
+    pub rc: Option<RcMode>,
+    pub bitrate: Option<u64>,
+    pub max_bitrate: Option<u64>,
+    pub cpb_size: Option<CpbSize>,
+    pub filler: bool,
+    pub qp: Option<u8>,
+    pub qp_min: u8,
+    pub qp_max: u8,
+    pub gop: u32,
+    pub profile: Profile,
+    pub cabac: Option<bool>,
+    pub transform_8x8: bool,
+    pub slices: u32,
+    pub ltr_period: u32,
+    pub temporal_layers: u8,
+    /// The client gives every frame's QP (frame rate control off in the device).
+    pub client_rc: bool,
+    /// The device is the software H1 (which codes CAVLC only so far).
+    pub virtual_h1: bool,
+}
+
+/// What [`configure`] settled on.
+#[derive(Clone, Copy, Debug)]
+pub struct Configured {
+    pub rc: RcMode,
+    pub bitrate: u64,
+    pub peak: u64,
+    pub cpb_bits: u64,
+    pub mb_w: u32,
+    pub mb_h: u32,
+}
+
+fn dev_err(what: &str, e: String) -> String {
+    format!("the device refused {what}: {e}")
+}
+
+/// Checks `c`, configures `d` with it and starts streaming.
+pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, String> {
+    if !c.width.is_multiple_of(4)
+        || c.width > 4080
+        || c.height > 4080
+        || c.width < 16
+        || c.height < 16
+    {
+        return Err(format!(
+            "{}x{} is outside what the H1 codes: width 16..4080 in steps of 4, height 16..4080 in steps of 2",
+            c.width, c.height
+        ));
+    }
+    let rc = match (c.rc, c.bitrate) {
+        (Some(m), _) => m,
+        (None, Some(_)) => RcMode::Cbr,
+        (None, None) => RcMode::Cqp,
+    };
+    if matches!(rc, RcMode::Cbr | RcMode::Vbr) && c.bitrate.is_none() {
+        return Err(format!(
+            "--rc {} needs --bitrate",
+            if rc == RcMode::Cbr { "cbr" } else { "vbr" }
+        ));
+    }
+    if c.filler && rc != RcMode::Cbr {
+        return Err("--filler applies to --rc cbr only".into());
+    }
+    if c.client_rc && c.bitrate.is_none() {
+        return Err("--client-rc needs --bitrate: the client's rate control aims at it".into());
+    }
+    if c.qp_min > c.qp_max || c.qp_max > 51 || c.qp.is_some_and(|q| q > 51) {
+        return Err("QPs must satisfy 0 <= --qp-min <= --qp-max <= 51 and --qp <= 51".into());
+    }
+    let cabac = c.cabac.unwrap_or(c.profile != Profile::Baseline);
+    if cabac && c.profile == Profile::Baseline {
+        return Err("--cabac needs --profile main or high".into());
+    }
+    if c.transform_8x8 && c.profile != Profile::High {
+        return Err("--transform-8x8 needs --profile high".into());
+    }
+    if c.virtual_h1 && (cabac || c.transform_8x8) {
+        return Err(
+            "the virtual H1 codes CAVLC without the 8x8 transform only so far; use --no-cabac (or --profile baseline) and no --transform-8x8"
+                .into(),
+        );
+    }
+    let mb_w = c.width.div_ceil(16);
+    let mb_h = c.height.div_ceil(16);
+    if c.slices == 0 || c.slices > mb_h {
+        return Err(format!(
+            "--slices must be 1..{mb_h} for this height (the H1 cuts slices at macroblock rows)"
+        ));
+    }
+
+    d.set_format(c.width, c.height, c.format, c.fps_num, c.fps_den)
+        .map_err(|e| dev_err("the format", e))?;
+    let sps = v4l2_ctrl_h264_sps {
+        profile_idc: match c.profile {
+            Profile::Baseline => 66,
+            Profile::Main => 77,
+            Profile::High => 100,
+        },
+        chroma_format_idc: 1,
+        log2_max_frame_num_minus4: 12,
+        pic_order_cnt_type: 2,
+        max_num_ref_frames: 1,
+        flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY,
+        ..Default::default()
+    };
+    d.set_compound(V4L2_CID_STATELESS_H264_SPS, bytes_of(&sps))
+        .map_err(|e| dev_err("the SPS", e))?;
+    let mut pps_flags = V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT;
+    if cabac {
+        pps_flags |= V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE;
+    }
+    if c.transform_8x8 {
+        pps_flags |= V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
+    }
+    let pps = v4l2_ctrl_h264_pps {
+        flags: pps_flags as u16,
+        ..Default::default()
+    };
+    d.set_compound(V4L2_CID_STATELESS_H264_PPS, bytes_of(&pps))
+        .map_err(|e| dev_err("the PPS", e))?;
+    let set = |d: &mut dyn Device, id: u32, v: i64, what: &str| -> Result<(), String> {
+        let v = i32::try_from(v).map_err(|_| format!("{what} {v} is out of range"))?;
+        d.set_ctrl(id, v).map_err(|e| dev_err(what, e))
+    };
+    set(d, V4L2_CID_MPEG_VIDEO_GOP_SIZE, i64::from(c.gop), "--gop")?;
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_MIN_QP,
+        i64::from(c.qp_min),
+        "--qp-min",
+    )?;
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_MAX_QP,
+        i64::from(c.qp_max),
+        "--qp-max",
+    )?;
+    let qp = c.qp.unwrap_or(26);
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP,
+        i64::from(qp),
+        "--qp",
+    )?;
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP,
+        i64::from(qp),
+        "--qp",
+    )?;
+    if c.slices > 1 {
+        let rows = mb_h.div_ceil(c.slices);
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE,
+            i64::from(V4L2_MPEG_VIDEO_MULTI_SLICE_MODE_MAX_MB),
+            "--slices",
+        )?;
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB,
+            i64::from(rows * mb_w),
+            "--slices",
+        )?;
+    }
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
+        i64::from(c.temporal_layers),
+        "--temporal-layers",
+    )?;
+    set(
+        d,
+        V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
+        i64::from(c.ltr_period),
+        "--ltr-period",
+    )?;
+    let bitrate = c.bitrate.unwrap_or(0);
+    let peak = c.max_bitrate.unwrap_or(if rc == RcMode::Vbr {
+        bitrate * 3 / 2
+    } else {
+        bitrate
+    });
+    let cpb_bits = c.cpb_size.map(|c| c.bits(peak)).unwrap_or(peak);
+    if c.client_rc {
+        set(d, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, "--client-rc")?;
+    } else {
+        let mode = match rc {
+            RcMode::Cqp => V4L2_MPEG_VIDEO_BITRATE_MODE_CQ,
+            RcMode::Cbr => V4L2_MPEG_VIDEO_BITRATE_MODE_CBR,
+            RcMode::Vbr => V4L2_MPEG_VIDEO_BITRATE_MODE_VBR,
+        };
+        set(d, V4L2_CID_MPEG_VIDEO_BITRATE_MODE, i64::from(mode), "--rc")?;
+        if rc != RcMode::Cqp {
+            set(d, V4L2_CID_MPEG_VIDEO_BITRATE, bitrate as i64, "--bitrate")?;
+            set(
+                d,
+                V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
+                peak as i64,
+                "--max-bitrate",
+            )?;
+            // The CPB size control counts kilobytes (1000 bytes).
+            set(
+                d,
+                V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
+                cpb_bits.div_ceil(8000) as i64,
+                "--cpb-size",
+            )?;
+            set(
+                d,
+                V4L2_CID_STATELESS_H264_ENCODE_FILLER,
+                i64::from(c.filler),
+                "--filler",
+            )?;
+        }
+    }
+    d.start().map_err(|e| dev_err("the configuration", e))?;
+    Ok(Configured {
+        rc,
+        bitrate,
+        peak,
+        cpb_bits,
+        mb_w,
+        mb_h,
+    })
+}
