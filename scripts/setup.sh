@@ -17,13 +17,20 @@
 #   python3-sphinx  builds the uAPI specification with warnings as errors
 #   libclang-dev    bindgen: the Rust side of the virtual device takes the uAPI
 #                   structs from the C headers, not from hand-written copies
+#   libgstreamer1.0-dev, libgstreamer-plugins-base1.0-dev, pkg-config
+#                   build the GStreamer element (gstreamer-rs links them)
+#   gstreamer1.0-tools, -plugins-base, -plugins-good, -plugins-bad, -libav
+#                   gst-launch-1.0 / gst-inspect-1.0, videotestsrc, h264parse,
+#                   matroskamux and avdec_h264 for the element's pipelines
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib libclang-dev python3-sphinx valgrind; do
+for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib libclang-dev python3-sphinx valgrind \
+	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev pkg-config gstreamer1.0-tools \
+	gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav; do
 	have "$p" || need_pkgs+=("$p")
 done
 
@@ -38,7 +45,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
 fi
 
-for tool in ffmpeg ffprobe x264 cargo; do
+for tool in ffmpeg ffprobe x264 cargo gst-launch-1.0 gst-inspect-1.0; do
 	command -v "$tool" >/dev/null || { echo "setup: $tool not found after install" >&2; exit 1; }
 done
 

@@ -34,6 +34,8 @@ pub trait Device {
     fn recon(&mut self, slot: u32) -> Option<Result<Vec<u8>, String>>;
     /// The driver's last message about a failed frame, when there is one.
     fn last_log(&self) -> Option<String>;
+    /// Changes the bit rate (and peak) while streaming; the next picture is an IDR.
+    fn set_bitrate(&mut self, bitrate: u32, peak: u32) -> Result<(), String>;
     /// Drains and stops.
     fn finish(&mut self) -> Result<(), String>;
 }
@@ -87,6 +89,10 @@ impl Device for VirtualDevice {
 
     fn last_log(&self) -> Option<String> {
         self.log().last().map(|m| m.trim().to_string())
+    }
+
+    fn set_bitrate(&mut self, bitrate: u32, peak: u32) -> Result<(), String> {
+        VirtualDevice::set_bitrate(self, bitrate, peak).map_err(|e| e.to_string())
     }
 
     fn finish(&mut self) -> Result<(), String> {

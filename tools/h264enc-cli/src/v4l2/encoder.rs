@@ -7,6 +7,7 @@ use super::sys::*;
 use crate::device::{Completed, Device, PixelFormat};
 use hantro_vdev::uapi::{
     v4l2_ctrl_h264_encode_feedback, v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc,
+    V4L2_CID_MPEG_VIDEO_BITRATE, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
     V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
     V4L2_CID_STATELESS_H264_ENCODE_RC,
 };
@@ -50,6 +51,8 @@ pub struct V4l2Encoder<K: Kernel> {
     cap_buf: Option<Mapping>,
     streaming: bool,
     last_error: Option<String>,
+    /// The bit rate last set, to order a change of bit rate and peak.
+    bitrate_now: i32,
 }
 
 fn fail(req: Req, e: Errno) -> String {
@@ -77,6 +80,7 @@ impl<K: Kernel> V4l2Encoder<K> {
             cap_buf: None,
             streaming: false,
             last_error: None,
+            bitrate_now: 0,
         };
         enc.check_caps()?;
         let media = enc.k.media_node(path)?;
@@ -380,6 +384,9 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
     }
 
     fn set_ctrl(&mut self, id: u32, value: i32) -> Result<(), String> {
+        if id == V4L2_CID_MPEG_VIDEO_BITRATE {
+            self.bitrate_now = value;
+        }
         self.ext_ctrls(
             Req::SExtCtrls,
             V4L2_CTRL_WHICH_CUR_VAL,
@@ -520,6 +527,30 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
 
     fn last_log(&self) -> Option<String> {
         self.last_error.clone()
+    }
+
+    fn set_bitrate(&mut self, bitrate: u32, peak: u32) -> Result<(), String> {
+        let (b, p) = (
+            i32::try_from(bitrate).map_err(|_| "bit rate out of range".to_string())?,
+            i32::try_from(peak).map_err(|_| "peak bit rate out of range".to_string())?,
+        );
+        // Peak first when raising, bit rate first when lowering: the pair stays valid.
+        let order = if b > self.bitrate_now {
+            [
+                (V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, p),
+                (V4L2_CID_MPEG_VIDEO_BITRATE, b),
+            ]
+        } else {
+            [
+                (V4L2_CID_MPEG_VIDEO_BITRATE, b),
+                (V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, p),
+            ]
+        };
+        for (id, v) in order {
+            self.set_ctrl(id, v)?;
+        }
+        self.bitrate_now = b;
+        Ok(())
     }
 
     fn finish(&mut self) -> Result<(), String> {

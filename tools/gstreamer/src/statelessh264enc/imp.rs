@@ -1,0 +1,498 @@
+//! The element's implementation: properties, caps, and one request to the
+//! device per input frame.
+
+use super::RateControl;
+use gst::glib;
+use gst::prelude::*;
+use gst::subclass::prelude::*;
+use gst_video::prelude::*;
+use gst_video::subclass::prelude::*;
+use h264enc_cli::device::{Device, PixelFormat, VirtualDevice};
+use h264enc_cli::session::{configure, Profile, RcMode, StreamConfig};
+use h264enc_cli::units::CpbSize;
+use hantro_vdev::uapi::{
+    v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc, V4L2_H264_ENCODE_FLAG_FORCE_IDR,
+};
+use std::sync::{LazyLock, Mutex};
+
+static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
+    gst::DebugCategory::new(
+        "statelessh264enc",
+        gst::DebugColorFlags::empty(),
+        Some("H.264 encoder over a stateless encoder device"),
+    )
+});
+
+/// Property values (names as in the `v4l2slh264enc` proposal where they overlap).
+#[derive(Clone, Debug)]
+struct Settings {
+    device: String,
+    bitrate: u32,
+    rate_control: RateControl,
+    qp_min: u32,
+    qp_max: u32,
+    quantizer: u32,
+    keyframe_interval: u32,
+    cabac: bool,
+    cabac_init_idc: u32,
+    cpb_size: u32,
+    filler: bool,
+    ltr_period: u32,
+    temporal_layers: u32,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            device: "virtual".into(),
+            bitrate: 2_000_000,
+            rate_control: RateControl::Cbr,
+            qp_min: 10,
+            qp_max: 51,
+            quantizer: 26,
+            keyframe_interval: 0,
+            cabac: false,
+            cabac_init_idc: 0,
+            cpb_size: 1000,
+            filler: false,
+            ltr_period: 0,
+            temporal_layers: 1,
+        }
+    }
+}
+
+/// A device used from one streaming thread at a time, under the state lock.
+struct OwnedDevice(Box<dyn Device>);
+
+// SAFETY: the devices hold raw pointers (the virtual device's C context, the
+// V4L2 buffer mappings) that are not tied to a thread; the element only
+// touches them with the `state` mutex held, so one thread at a time.
+unsafe impl Send for OwnedDevice {}
+
+/// A configured stream.
+struct State {
+    dev: OwnedDevice,
+    info: gst_video::VideoInfo,
+    /// The input state, the reference of the output caps.
+    input: gst_video::VideoCodecState<'static, gst_video::video_codec_state::Readable>,
+    /// Packed frame (I420 or NV12, no padding), reused.
+    frame: Vec<u8>,
+    caps_sent: bool,
+    rate_control: RateControl,
+}
+
+/// The `statelessh264enc` element.
+#[derive(Default)]
+pub struct StatelessH264Enc {
+    settings: Mutex<Settings>,
+    state: Mutex<Option<State>>,
+}
+
+#[glib::object_subclass]
+impl ObjectSubclass for StatelessH264Enc {
+    const NAME: &'static str = "GstStatelessH264Enc";
+    type Type = super::StatelessH264Enc;
+    type ParentType = gst_video::VideoEncoder;
+}
+
+fn uint(name: &str, blurb: &str, min: u32, max: u32, default: u32) -> glib::ParamSpec {
+    glib::ParamSpecUInt::builder(name)
+        .blurb(blurb)
+        .minimum(min)
+        .maximum(max)
+        .default_value(default)
+        .mutable_playing()
+        .build()
+}
+
+impl ObjectImpl for StatelessH264Enc {
+    fn properties() -> &'static [glib::ParamSpec] {
+        static PROPS: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
+            let d = Settings::default();
+            vec![
+                glib::ParamSpecString::builder("device")
+                    .blurb("Encoder: \"virtual\" (the built-in software H1) or a V4L2 node such as /dev/video0")
+                    .default_value(Some("virtual"))
+                    .mutable_ready()
+                    .build(),
+                uint(
+                    "bitrate",
+                    "Target bit rate in bits per second (cbr, vbr); may change while playing",
+                    1000,
+                    u32::MAX,
+                    d.bitrate,
+                ),
+                glib::ParamSpecEnum::builder_with_default("rate-control", d.rate_control)
+                    .blurb("Rate control: cqp (quantizer), cbr or vbr (peak 1.5 x bitrate)")
+                    .mutable_ready()
+                    .build(),
+                uint("qp-min", "Lowest QP rate control may use", 0, 51, d.qp_min),
+                uint("qp-max", "Highest QP rate control may use", 0, 51, d.qp_max),
+                uint("quantizer", "QP of every frame with rate-control=cqp", 0, 51, d.quantizer),
+                uint(
+                    "keyframe-interval",
+                    "Frames between IDR pictures (0: only the first and forced ones)",
+                    0,
+                    u32::MAX,
+                    d.keyframe_interval,
+                ),
+                glib::ParamSpecBoolean::builder("cabac")
+                    .blurb("CABAC entropy coding (main profile); the virtual H1 codes CAVLC only so far")
+                    .default_value(d.cabac)
+                    .mutable_ready()
+                    .build(),
+                uint("cabac-init-idc", "cabac_init_idc of P slices with CABAC", 0, 2, 0),
+                uint(
+                    "cpb-size",
+                    "HRD buffer (CPB) size in milliseconds at the peak rate (cbr, vbr)",
+                    10,
+                    60_000,
+                    d.cpb_size,
+                ),
+                glib::ParamSpecBoolean::builder("filler")
+                    .blurb("CBR: filler data so the stream never overflows its HRD buffer")
+                    .default_value(d.filler)
+                    .mutable_ready()
+                    .build(),
+                uint(
+                    "ltr-period",
+                    "Every N frames a P frame predicts from the long-term reference (0: none)",
+                    0,
+                    u32::MAX,
+                    d.ltr_period,
+                ),
+                uint(
+                    "temporal-layers",
+                    "Temporal layers (1 to 3; the top layer is not used for reference)",
+                    1,
+                    3,
+                    d.temporal_layers,
+                ),
+            ]
+        });
+        PROPS.as_ref()
+    }
+
+    fn set_property(&self, _id: usize, value: &glib::Value, pspec: &glib::ParamSpec) {
+        let mut s = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+        match pspec.name() {
+            "device" => {
+                s.device = value
+                    .get::<Option<String>>()
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(|| "virtual".into())
+            }
+            "bitrate" => {
+                s.bitrate = value.get().unwrap_or(s.bitrate);
+                let (bitrate, peak) = (s.bitrate, peak(s.rate_control, s.bitrate));
+                drop(s);
+                self.apply_bitrate(bitrate, peak);
+            }
+            "rate-control" => s.rate_control = value.get().unwrap_or(s.rate_control),
+            "qp-min" => s.qp_min = value.get().unwrap_or(s.qp_min),
+            "qp-max" => s.qp_max = value.get().unwrap_or(s.qp_max),
+            "quantizer" => s.quantizer = value.get().unwrap_or(s.quantizer),
+            "keyframe-interval" => s.keyframe_interval = value.get().unwrap_or(s.keyframe_interval),
+            "cabac" => s.cabac = value.get().unwrap_or(s.cabac),
+            "cabac-init-idc" => s.cabac_init_idc = value.get().unwrap_or(s.cabac_init_idc),
+            "cpb-size" => s.cpb_size = value.get().unwrap_or(s.cpb_size),
+            "filler" => s.filler = value.get().unwrap_or(s.filler),
+            "ltr-period" => s.ltr_period = value.get().unwrap_or(s.ltr_period),
+            "temporal-layers" => s.temporal_layers = value.get().unwrap_or(s.temporal_layers),
+            _ => {}
+        }
+    }
+
+    fn property(&self, _id: usize, pspec: &glib::ParamSpec) -> glib::Value {
+        let s = self.settings.lock().unwrap_or_else(|e| e.into_inner());
+        match pspec.name() {
+            "device" => s.device.to_value(),
+            "bitrate" => s.bitrate.to_value(),
+            "rate-control" => s.rate_control.to_value(),
+            "qp-min" => s.qp_min.to_value(),
+            "qp-max" => s.qp_max.to_value(),
+            "quantizer" => s.quantizer.to_value(),
+            "keyframe-interval" => s.keyframe_interval.to_value(),
+            "cabac" => s.cabac.to_value(),
+            "cabac-init-idc" => s.cabac_init_idc.to_value(),
+            "cpb-size" => s.cpb_size.to_value(),
+            "filler" => s.filler.to_value(),
+            "ltr-period" => s.ltr_period.to_value(),
+            "temporal-layers" => s.temporal_layers.to_value(),
+            _ => glib::Value::from_type(pspec.value_type()),
+        }
+    }
+}
+
+impl GstObjectImpl for StatelessH264Enc {}
+
+impl ElementImpl for StatelessH264Enc {
+    fn metadata() -> Option<&'static gst::subclass::ElementMetadata> {
+        static META: LazyLock<gst::subclass::ElementMetadata> = LazyLock::new(|| {
+            gst::subclass::ElementMetadata::new(
+                "Stateless H.264 encoder",
+                "Codec/Encoder/Video/Hardware",
+                "Encodes raw video to H.264 through a V4L2 stateless encoder (hantro H1) or the built-in virtual H1",
+                "The stateless H.264 encode project",
+            )
+        });
+        Some(&*META)
+    }
+
+    fn pad_templates() -> &'static [gst::PadTemplate] {
+        static PADS: LazyLock<Vec<gst::PadTemplate>> = LazyLock::new(|| {
+            let sink = gst_video::VideoCapsBuilder::new()
+                .format_list([gst_video::VideoFormat::I420, gst_video::VideoFormat::Nv12])
+                .width_range(16..=4080)
+                .height_range(16..=4080)
+                .build();
+            let src = gst::Caps::builder("video/x-h264")
+                .field("stream-format", "byte-stream")
+                .field("alignment", "au")
+                .field(
+                    "profile",
+                    gst::List::new(["constrained-baseline", "baseline", "main"]),
+                )
+                .build();
+            vec![
+                gst::PadTemplate::new(
+                    "sink",
+                    gst::PadDirection::Sink,
+                    gst::PadPresence::Always,
+                    &sink,
+                )
+                .expect("sink pad template"),
+                gst::PadTemplate::new(
+                    "src",
+                    gst::PadDirection::Src,
+                    gst::PadPresence::Always,
+                    &src,
+                )
+                .expect("src pad template"),
+            ]
+        });
+        PADS.as_ref()
+    }
+}
+
+/// The peak rate a mode signals for `bitrate`.
+fn peak(rc: RateControl, bitrate: u32) -> u32 {
+    if rc == RateControl::Vbr {
+        bitrate.saturating_add(bitrate / 2)
+    } else {
+        bitrate
+    }
+}
+
+/// profile and level of the SPS in an access unit, as caps strings.
+fn profile_level(au: &[u8]) -> Option<(&'static str, String)> {
+    // The SPS NAL: start code, header 0x67, profile_idc, constraint flags, level_idc.
+    let i = au
+        .windows(4)
+        .position(|w| w[..3] == [0, 0, 1] && w[3] & 0x1f == 7)?;
+    let (profile_idc, flags, level_idc) = (*au.get(i + 4)?, *au.get(i + 5)?, *au.get(i + 6)?);
+    let profile = match (profile_idc, flags & 0x40 != 0) {
+        (66, true) => "constrained-baseline",
+        (66, false) => "baseline",
+        (77, _) => "main",
+        (100, _) => "high",
+        _ => return None,
+    };
+    let level = match level_idc {
+        9 => "1b".to_string(),
+        l if l % 10 == 0 => (l / 10).to_string(),
+        l => format!("{}.{}", l / 10, l % 10),
+    };
+    Some((profile, level))
+}
+
+impl StatelessH264Enc {
+    fn apply_bitrate(&self, bitrate: u32, peak: u32) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(st) = state.as_mut() {
+            if st.rate_control == RateControl::Cqp {
+                return;
+            }
+            match st.dev.0.set_bitrate(bitrate, peak) {
+                Ok(()) => gst::info!(CAT, imp = self, "bit rate now {bitrate} bit/s"),
+                Err(e) => gst::element_imp_warning!(
+                    self,
+                    gst::LibraryError::Settings,
+                    ["the device refused bit rate {bitrate}: {e}"]
+                ),
+            }
+        }
+    }
+
+    /// Copies a mapped input frame into the packed layout the device takes.
+    fn pack(frame: &gst_video::VideoFrameRef<&gst::BufferRef>, out: &mut Vec<u8>) {
+        let (w, h) = (frame.width() as usize, frame.height() as usize);
+        out.clear();
+        let planes: &[(u32, usize, usize)] = match frame.format() {
+            gst_video::VideoFormat::Nv12 => &[(0, w, h), (1, w, h / 2)],
+            _ => &[(0, w, h), (1, w / 2, h / 2), (2, w / 2, h / 2)],
+        };
+        for &(p, row, rows) in planes {
+            let stride = frame.plane_stride()[p as usize] as usize;
+            if let Ok(data) = frame.plane_data(p) {
+                for r in 0..rows {
+                    out.extend_from_slice(&data[r * stride..r * stride + row]);
+                }
+            }
+        }
+    }
+}
+
+impl VideoEncoderImpl for StatelessH264Enc {
+    fn stop(&self) -> Result<(), gst::ErrorMessage> {
+        if let Some(mut st) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = st.dev.0.finish();
+        }
+        Ok(())
+    }
+
+    fn set_format(
+        &self,
+        state: &gst_video::VideoCodecState<'static, gst_video::video_codec_state::Readable>,
+    ) -> Result<(), gst::LoggableError> {
+        let info = state.info().clone();
+        let s = self
+            .settings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let format = match info.format() {
+            gst_video::VideoFormat::Nv12 => PixelFormat::Nv12,
+            _ => PixelFormat::I420,
+        };
+        let (fps_num, fps_den) = match (info.fps().numer(), info.fps().denom()) {
+            (n, d) if n > 0 && d > 0 => (n as u32, d as u32),
+            _ => (30, 1),
+        };
+        let cfg = StreamConfig {
+            width: info.width(),
+            height: info.height(),
+            fps_num,
+            fps_den,
+            format,
+            rc: Some(match s.rate_control {
+                RateControl::Cqp => RcMode::Cqp,
+                RateControl::Cbr => RcMode::Cbr,
+                RateControl::Vbr => RcMode::Vbr,
+            }),
+            bitrate: Some(u64::from(s.bitrate)),
+            max_bitrate: Some(u64::from(peak(s.rate_control, s.bitrate))),
+            cpb_size: Some(CpbSize::Millis(u64::from(s.cpb_size))),
+            filler: s.filler && s.rate_control == RateControl::Cbr,
+            qp: Some(s.quantizer as u8),
+            qp_min: s.qp_min as u8,
+            qp_max: s.qp_max as u8,
+            gop: s.keyframe_interval,
+            profile: if s.cabac {
+                Profile::Main
+            } else {
+                Profile::Baseline
+            },
+            cabac: Some(s.cabac),
+            transform_8x8: false,
+            slices: 1,
+            ltr_period: s.ltr_period,
+            temporal_layers: s.temporal_layers as u8,
+            client_rc: false,
+            virtual_h1: s.device == "virtual",
+        };
+        let mut dev: Box<dyn Device> = if s.device == "virtual" {
+            Box::new(VirtualDevice::open())
+        } else {
+            Box::new(
+                h264enc_cli::v4l2::open(&s.device)
+                    .map_err(|e| gst::loggable_error!(CAT, "{}", e))?,
+            )
+        };
+        if let Some(mut old) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = old.dev.0.finish();
+        }
+        if let Err(e) = configure(dev.as_mut(), &cfg) {
+            gst::element_imp_error!(self, gst::LibraryError::Settings, ["{}", e]);
+            return Err(gst::loggable_error!(CAT, "{}", e));
+        }
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(State {
+            dev: OwnedDevice(dev),
+            info,
+            input: state.clone(),
+            frame: Vec::new(),
+            caps_sent: false,
+            rate_control: s.rate_control,
+        });
+        Ok(())
+    }
+
+    fn handle_frame(
+        &self,
+        mut frame: gst_video::VideoCodecFrame,
+    ) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let st = guard.as_mut().ok_or(gst::FlowError::NotNegotiated)?;
+        {
+            let input = frame.input_buffer().ok_or(gst::FlowError::Error)?;
+            let vf = gst_video::VideoFrameRef::from_buffer_ref_readable(input, &st.info)
+                .map_err(|_| gst::FlowError::Error)?;
+            Self::pack(&vf, &mut st.frame);
+        }
+        let mut params = v4l2_ctrl_h264_encode_params::default();
+        if frame
+            .flags()
+            .contains(gst_video::VideoCodecFrameFlags::FORCE_KEYFRAME)
+        {
+            params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
+        }
+        let ts = frame.pts().map_or(0, |t| t.nseconds());
+        let done = st
+            .dev
+            .0
+            .encode(&st.frame, ts, &params, &v4l2_ctrl_h264_encode_rc::default())
+            .map_err(|e| {
+                gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", e]);
+                gst::FlowError::Error
+            })?;
+        if done.error != 0 {
+            let why = st.dev.0.last_log().unwrap_or_default();
+            gst::element_imp_error!(
+                self,
+                gst::StreamError::Encode,
+                [
+                    "frame {} failed on the device ({}): {}",
+                    frame.system_frame_number(),
+                    done.error,
+                    why
+                ]
+            );
+            return Err(gst::FlowError::Error);
+        }
+        if !st.caps_sent {
+            let (profile, level) =
+                profile_level(&done.payload).ok_or(gst::FlowError::NotNegotiated)?;
+            let caps = gst::Caps::builder("video/x-h264")
+                .field("stream-format", "byte-stream")
+                .field("alignment", "au")
+                .field("profile", profile)
+                .field("level", level)
+                .build();
+            st.caps_sent = true;
+            let input_state = st.input.clone();
+            drop(guard);
+            let obj = self.obj();
+            // The input state carries size, rate and aspect into the output caps.
+            let out = obj.set_output_state(caps, Some(&input_state))?;
+            obj.negotiate(out)?;
+        } else {
+            drop(guard);
+        }
+        if done.keyframe() {
+            frame.set_flags(gst_video::VideoCodecFrameFlags::SYNC_POINT);
+        }
+        frame.set_output_buffer(gst::Buffer::from_mut_slice(done.payload));
+        self.obj().finish_frame(frame)
+    }
+}

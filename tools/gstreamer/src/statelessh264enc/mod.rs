@@ -1,0 +1,38 @@
+//! The `statelessh264enc` element.
+
+use gst::glib;
+use gst::prelude::*;
+
+mod imp;
+
+glib::wrapper! {
+    /// H.264 encoder over a stateless encoder device.
+    pub struct StatelessH264Enc(ObjectSubclass<imp::StatelessH264Enc>)
+        @extends gst_video::VideoEncoder, gst::Element, gst::Object;
+}
+
+/// Rate-control modes (the `rate-control` property).
+#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum)]
+#[repr(u32)]
+#[enum_type(name = "GstStatelessH264EncRateControl")]
+pub enum RateControl {
+    /// Constant QP (`quantizer`).
+    #[enum_value(name = "Constant QP", nick = "cqp")]
+    Cqp = 0,
+    /// Constant bit rate with an HRD (`bitrate`, `cpb-size`, `filler`).
+    #[enum_value(name = "Constant bit rate", nick = "cbr")]
+    Cbr = 1,
+    /// Variable bit rate: average `bitrate`, peak 1.5 x.
+    #[enum_value(name = "Variable bit rate", nick = "vbr")]
+    Vbr = 2,
+}
+
+/// Registers the element.
+pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {
+    gst::Element::register(
+        Some(plugin),
+        "statelessh264enc",
+        gst::Rank::NONE,
+        StatelessH264Enc::static_type(),
+    )
+}

@@ -1,0 +1,280 @@
+//! The element in pipelines: the README's gst-launch pipeline through the
+//! real `gst-launch-1.0` with the built plugin, and harnesses (appsrc and
+//! appsink) for forced key frames, a bit rate change while playing, NV12
+//! input and timestamps; every stream is decoded by ffmpeg.
+
+use gst::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The directory holding the built plugin (target/<profile>), next to the test binary's `deps/`.
+fn plugin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    assert!(
+        dir.join("libgststatelessh264enc.so").exists(),
+        "{} has no libgststatelessh264enc.so: build the workspace first",
+        dir.display()
+    );
+    dir.to_path_buf()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("gst-h264enc-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn init() {
+    gst::init().unwrap();
+    gststatelessh264enc::plugin_register_static().unwrap();
+}
+
+#[test]
+fn the_readme_pipeline_runs_in_gst_launch() {
+    let out = tmp("out.mkv");
+    let pipeline = format!(
+        "videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
+         ! statelessh264enc rate-control=cbr bitrate=2000000 ! h264parse ! matroskamux \
+         ! filesink location={}",
+        out.display()
+    );
+    let r = Command::new("gst-launch-1.0")
+        .arg("-q")
+        .args(pipeline.split_whitespace())
+        .env("GST_PLUGIN_PATH", plugin_dir())
+        .output()
+        .expect("gst-launch-1.0 (apt gstreamer1.0-tools)");
+    assert!(
+        r.status.success(),
+        "gst-launch-1.0 failed: {}{}",
+        String::from_utf8_lossy(&r.stdout),
+        String::from_utf8_lossy(&r.stderr)
+    );
+    // 300 frames, 1/30 s apart from 0, in a stream that decodes cleanly.
+    let probe = Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
+        .args(["frame=pts_time,key_frame", "-of", "csv=p=0"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let frames: Vec<(u32, f64)> = String::from_utf8_lossy(&probe.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split(',');
+            Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+        })
+        .collect();
+    assert_eq!(
+        frames.len(),
+        300,
+        "{}",
+        String::from_utf8_lossy(&probe.stderr)
+    );
+    for (i, (_, t)) in frames.iter().enumerate() {
+        assert!((t - i as f64 / 30.0).abs() < 0.002, "frame {i} at {t} s");
+    }
+    assert_eq!(frames[0].0, 1, "the first frame is a key frame");
+    let dec = Command::new("ffmpeg")
+        .args(["-v", "error", "-err_detect", "explode", "-i"])
+        .arg(&out)
+        .args(["-f", "null", "-"])
+        .output()
+        .unwrap();
+    assert!(
+        dec.status.success() && dec.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&dec.stderr)
+    );
+    // 2 Mb/s over 10 s, within the container's overhead.
+    let bits = std::fs::metadata(&out).unwrap().len() as f64 * 8.0;
+    assert!(
+        (bits / 10.0 - 2e6).abs() < 0.05 * 2e6,
+        "{} bit/s",
+        bits / 10.0
+    );
+}
+
+#[test]
+fn gst_inspect_documents_every_property() {
+    let r = Command::new("gst-inspect-1.0")
+        .arg("statelessh264enc")
+        .env("GST_PLUGIN_PATH", plugin_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&r.stdout);
+    assert!(r.status.success(), "{text}");
+    for p in [
+        "bitrate",
+        "rate-control",
+        "qp-min",
+        "qp-max",
+        "quantizer",
+        "keyframe-interval",
+        "cabac",
+        "cabac-init-idc",
+        "device",
+        "cpb-size",
+        "filler",
+        "ltr-period",
+        "temporal-layers",
+    ] {
+        assert!(text.contains(&format!("  {p} ")), "{p} missing:\n{text}");
+    }
+    assert!(text.contains("video/x-h264") && text.contains("byte-stream"));
+}
+
+/// Encodes `frames` through appsrc ! statelessh264enc ! appsink; `before(i, src, enc)`
+/// runs before frame i is pushed. Returns the samples.
+fn encode(
+    w: usize,
+    h: usize,
+    format: &str,
+    frames: &[Vec<u8>],
+    props: &[(&str, &str)],
+    mut before: impl FnMut(usize, &gst_app::AppSrc, &gst::Element),
+) -> Vec<gst::Sample> {
+    init();
+    let caps = gst::Caps::builder("video/x-raw")
+        .field("format", format)
+        .field("width", w as i32)
+        .field("height", h as i32)
+        .field("framerate", gst::Fraction::new(30, 1))
+        .build();
+    let src = gst_app::AppSrc::builder()
+        .caps(&caps)
+        .format(gst::Format::Time)
+        .build();
+    let enc = gst::ElementFactory::make("statelessh264enc")
+        .build()
+        .unwrap();
+    for (k, v) in props {
+        enc.set_property_from_str(k, v);
+    }
+    let sink = gst_app::AppSink::builder().sync(false).build();
+    let pipeline = gst::Pipeline::new();
+    pipeline
+        .add_many([src.upcast_ref(), &enc, sink.upcast_ref()])
+        .unwrap();
+    gst::Element::link_many([src.upcast_ref(), &enc, sink.upcast_ref()]).unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let mut samples = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        before(i, &src, &enc);
+        let mut buf = gst::Buffer::from_slice(f.clone());
+        buf.get_mut()
+            .unwrap()
+            .set_pts(gst::ClockTime::from_nseconds(i as u64 * 1_000_000_000 / 30));
+        src.push_buffer(buf).unwrap();
+        // One request per frame: the sample comes back before the next push.
+        samples.push(sink.pull_sample().expect("a sample per frame"));
+    }
+    src.end_of_stream().unwrap();
+    let bus = pipeline.bus().unwrap();
+    let msg = bus
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(30),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("EOS");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    pipeline.set_state(gst::State::Null).unwrap();
+    samples
+}
+
+fn is_key(s: &gst::Sample) -> bool {
+    !s.buffer()
+        .unwrap()
+        .flags()
+        .contains(gst::BufferFlags::DELTA_UNIT)
+}
+
+fn bytes(s: &gst::Sample) -> Vec<u8> {
+    s.buffer().unwrap().map_readable().unwrap().to_vec()
+}
+
+#[test]
+fn forced_key_frames_and_a_bit_rate_change_while_playing() {
+    let (w, h) = (320, 240);
+    let clip = h264_oracle::clip("meadow", w, h, 90);
+    let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
+    let samples = encode(
+        w,
+        h,
+        "I420",
+        &frames,
+        &[("rate-control", "cbr"), ("bitrate", "200000")],
+        |i, src, enc| {
+            if i == 30 {
+                enc.set_property("bitrate", 1_000_000u32);
+            }
+            if i == 60 || i == 75 {
+                let ev = gst_video::DownstreamForceKeyUnitEvent::builder()
+                    .timestamp(gst::ClockTime::from_nseconds(i as u64 * 1_000_000_000 / 30))
+                    .all_headers(true)
+                    .build();
+                assert!(src.send_event(ev));
+            }
+        },
+    );
+    assert_eq!(samples.len(), 90);
+    // Output timestamps are the input's.
+    for (i, s) in samples.iter().enumerate() {
+        let pts = s.buffer().unwrap().pts().unwrap().nseconds();
+        assert_eq!(pts, i as u64 * 1_000_000_000 / 30, "frame {i}");
+    }
+    // Key frames: the first, the bit rate change (a new HRD starts with an
+    // IDR picture) and both forced ones; no other.
+    let keys: Vec<usize> = (0..90).filter(|&i| is_key(&samples[i])).collect();
+    assert_eq!(keys, [0, 30, 60, 75], "key frames");
+    // The new rate shows: frames after the change are much larger.
+    let avg = |r: std::ops::Range<usize>| {
+        let n = r.len();
+        r.map(|i| bytes(&samples[i]).len()).sum::<usize>() / n
+    };
+    let (before, after) = (avg(10..30), avg(40..60));
+    assert!(
+        after > 3 * before,
+        "{before} bytes/frame before, {after} after"
+    );
+    // Caps carry profile and level; the whole stream decodes to 90 pictures.
+    let caps = samples[0].caps().unwrap().structure(0).unwrap().to_owned();
+    assert_eq!(caps.get::<&str>("profile").unwrap(), "constrained-baseline");
+    assert!(caps.get::<&str>("level").is_ok(), "{caps}");
+    let stream: Vec<u8> = samples.iter().flat_map(bytes).collect();
+    let dec = h264_oracle::ffmpeg_decode(&stream).unwrap();
+    assert_eq!(dec.len(), w * h * 3 / 2 * 90);
+}
+
+#[test]
+fn nv12_input_codes_the_same_pictures_as_i420() {
+    let (w, h) = (176, 144);
+    let clip = h264_oracle::clip("meadow", w, h, 10);
+    let i420: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
+    let nv12: Vec<Vec<u8>> = i420
+        .iter()
+        .map(|f| {
+            let (y, c) = f.split_at(w * h);
+            let (u, v) = c.split_at(w * h / 4);
+            let mut o = y.to_vec();
+            for (a, b) in u.iter().zip(v) {
+                o.extend_from_slice(&[*a, *b]);
+            }
+            o
+        })
+        .collect();
+    let props = [("rate-control", "cqp"), ("quantizer", "28")];
+    let a: Vec<u8> = encode(w, h, "I420", &i420, &props, |_, _, _| {})
+        .iter()
+        .flat_map(bytes)
+        .collect();
+    let b: Vec<u8> = encode(w, h, "NV12", &nv12, &props, |_, _, _| {})
+        .iter()
+        .flat_map(bytes)
+        .collect();
+    assert!(a == b, "NV12 and I420 streams differ");
+    assert_eq!(
+        h264_oracle::ffmpeg_decode(&a).unwrap().len(),
+        w * h * 3 / 2 * 10
+    );
+}
