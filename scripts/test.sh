@@ -42,4 +42,8 @@ fi
 passed=$(awk '/^test result/ {p += $4; f += $6} END {print p}' /tmp/h264enc-cargo-test.log)
 failed=$(awk '/^test result/ {p += $4; f += $6} END {print f}' /tmp/h264enc-cargo-test.log)
 echo "cargo: $passed passed, $failed failed"
+
+step "kernel tree: linux-source-6.1 with the overlay, W=1 build, checkpatch --strict, KUnit (UML)"
+"$here/scripts/kernel-check.sh"
+
 step "all tests passed"
