@@ -11,10 +11,28 @@ use std::process::Command;
 fn plugin_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let so = dir.join("libgststatelessh264enc.so");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let built = modified(&so).unwrap_or_else(|| {
+        panic!(
+            "{} has no libgststatelessh264enc.so: cargo build --release --workspace first",
+            dir.display()
+        )
+    });
+    // `cargo test` rebuilds the rlib the harness tests link, not the plugin
+    // gst-launch-1.0 loads: refuse to test a stale plugin.
+    let newest_rlib = std::fs::read_dir(dir.join("deps"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.starts_with("libgststatelessh264enc-") && n.ends_with(".rlib")
+        })
+        .filter_map(|e| modified(&e.path()))
+        .max();
     assert!(
-        dir.join("libgststatelessh264enc.so").exists(),
-        "{} has no libgststatelessh264enc.so: build the workspace first",
-        dir.display()
+        newest_rlib.is_none_or(|r| r <= built),
+        "the plugin is older than the element's code: cargo build --release -p gst-stateless-h264enc"
     );
     dir.to_path_buf()
 }
@@ -277,4 +295,35 @@ fn nv12_input_codes_the_same_pictures_as_i420() {
         h264_oracle::ffmpeg_decode(&a).unwrap().len(),
         w * h * 3 / 2 * 10
     );
+}
+
+#[test]
+fn settings_the_device_cannot_honour_fail_with_a_message() {
+    for (prop, says) in [
+        ("cabac-init-idc=1", "cabac-init-idc other than 0"),
+        ("cabac=true", "the virtual H1 codes CAVLC"),
+        (
+            "device=/dev/null",
+            "does not expose the stateless H.264 encode uAPI",
+        ),
+    ] {
+        let r = Command::new("gst-launch-1.0")
+            .args([
+                "videotestsrc",
+                "num-buffers=2",
+                "!",
+                "video/x-raw,format=I420,width=176,height=144",
+            ])
+            .args(["!", "statelessh264enc", prop, "!", "fakesink"])
+            .env("GST_PLUGIN_PATH", plugin_dir())
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(!r.status.success(), "{prop}: {text}");
+        assert!(text.contains(says), "{prop}: {text}");
+    }
 }

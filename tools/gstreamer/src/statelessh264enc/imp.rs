@@ -141,7 +141,13 @@ impl ObjectImpl for StatelessH264Enc {
                     .default_value(d.cabac)
                     .mutable_ready()
                     .build(),
-                uint("cabac-init-idc", "cabac_init_idc of P slices with CABAC", 0, 2, 0),
+                uint(
+                    "cabac-init-idc",
+                    "cabac_init_idc of P slices with CABAC; the uAPI has no control for it yet, so only 0 is accepted",
+                    0,
+                    2,
+                    0,
+                ),
                 uint(
                     "cpb-size",
                     "HRD buffer (CPB) size in milliseconds at the peak rate (cbr, vbr)",
@@ -402,13 +408,21 @@ impl VideoEncoderImpl for StatelessH264Enc {
             client_rc: false,
             virtual_h1: s.device == "virtual",
         };
+        if s.cabac_init_idc != 0 {
+            let e = "cabac-init-idc other than 0 cannot be passed to the device: the stateless encode uAPI has no control for it yet";
+            gst::element_imp_error!(self, gst::LibraryError::Settings, ["{}", e]);
+            return Err(gst::loggable_error!(CAT, "{}", e));
+        }
         let mut dev: Box<dyn Device> = if s.device == "virtual" {
             Box::new(VirtualDevice::open())
         } else {
-            Box::new(
-                h264enc_cli::v4l2::open(&s.device)
-                    .map_err(|e| gst::loggable_error!(CAT, "{}", e))?,
-            )
+            match h264enc_cli::v4l2::open(&s.device) {
+                Ok(d) => Box::new(d),
+                Err(e) => {
+                    gst::element_imp_error!(self, gst::ResourceError::OpenReadWrite, ["{}", e]);
+                    return Err(gst::loggable_error!(CAT, "{}", e));
+                }
+            }
         };
         if let Some(mut old) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = old.dev.0.finish();
