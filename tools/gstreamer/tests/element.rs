@@ -307,17 +307,15 @@ fn settings_the_device_cannot_honour_fail_with_a_message() {
             "does not expose the stateless H.264 encode uAPI",
         ),
     ] {
-        let r = Command::new("gst-launch-1.0")
-            .args([
-                "videotestsrc",
-                "num-buffers=2",
-                "!",
-                "video/x-raw,format=I420,width=176,height=144",
-            ])
+        // gst-launch-1.0 must exit on its own: a hang fails the test after a minute.
+        let r = Command::new("timeout")
+            .args(["60", "gst-launch-1.0", "videotestsrc", "num-buffers=2", "!"])
+            .args(["video/x-raw,format=I420,width=176,height=144"])
             .args(["!", "statelessh264enc", prop, "!", "fakesink"])
             .env("GST_PLUGIN_PATH", plugin_dir())
             .output()
             .unwrap();
+        assert_ne!(r.status.code(), Some(124), "{prop}: gst-launch-1.0 hung");
         let text = format!(
             "{}{}",
             String::from_utf8_lossy(&r.stdout),

@@ -351,6 +351,27 @@ impl StatelessH264Enc {
 }
 
 impl VideoEncoderImpl for StatelessH264Enc {
+    /// Checks what does not depend on the format in the state change, so a
+    /// wrong setting or node fails it at once instead of in the streaming thread.
+    fn start(&self) -> Result<(), gst::ErrorMessage> {
+        let s = self
+            .settings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if s.cabac_init_idc != 0 {
+            return Err(gst::error_msg!(
+                gst::LibraryError::Settings,
+                ["cabac-init-idc other than 0 cannot be passed to the device: the stateless encode uAPI has no control for it yet"]
+            ));
+        }
+        if s.device != "virtual" {
+            h264enc_cli::v4l2::open(&s.device)
+                .map_err(|e| gst::error_msg!(gst::ResourceError::OpenReadWrite, ["{}", e]))?;
+        }
+        Ok(())
+    }
+
     fn stop(&self) -> Result<(), gst::ErrorMessage> {
         if let Some(mut st) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = st.dev.0.finish();
@@ -408,11 +429,6 @@ impl VideoEncoderImpl for StatelessH264Enc {
             client_rc: false,
             virtual_h1: s.device == "virtual",
         };
-        if s.cabac_init_idc != 0 {
-            let e = "cabac-init-idc other than 0 cannot be passed to the device: the stateless encode uAPI has no control for it yet";
-            gst::element_imp_error!(self, gst::LibraryError::Settings, ["{}", e]);
-            return Err(gst::loggable_error!(CAT, "{}", e));
-        }
         let mut dev: Box<dyn Device> = if s.device == "virtual" {
             Box::new(VirtualDevice::open())
         } else {
