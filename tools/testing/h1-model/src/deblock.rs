@@ -30,18 +30,34 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
         return;
     }
     let (mb_w, mb_h) = (rec.mb_w, rec.mb_h);
+    let still: Vec<Option<BlockMotion>> = (0..mb_w * mb_h)
+        .map(|i| uniform_motion(&mbs[i], motion, mb_w, i % mb_w, i / mb_w))
+        .collect();
     for mby in 0..mb_h {
         for mbx in 0..mb_w {
             let cur = &mbs[mby * mb_w + mbx];
+            let cur_still = still[mby * mb_w + mbx];
             let left = (mbx > 0).then(|| &mbs[mby * mb_w + mbx - 1]);
             let top = (mby > 0).then(|| &mbs[(mby - 1) * mb_w + mbx]);
             let left_ok = left.is_some_and(|l| p.idc != 2 || l.slice == cur.slice);
             let top_ok = top.is_some_and(|t| p.idc != 2 || t.slice == cur.slice);
             for vertical in [true, false] {
                 let nb = if vertical { left } else { top };
+                let nb_still = if vertical {
+                    (mbx > 0).then(|| still[mby * mb_w + mbx - 1]).flatten()
+                } else {
+                    (mby > 0).then(|| still[(mby - 1) * mb_w + mbx]).flatten()
+                };
                 for edge in 0..4 {
                     if edge == 0 && !(if vertical { left_ok } else { top_ok }) {
                         continue;
+                    }
+                    // Edges between blocks of one motion and no coefficients
+                    // have bS 0 (8.7.2.1): nothing to compute or filter.
+                    if let Some(q) = cur_still {
+                        if edge > 0 || nb_still.is_some_and(|p| same_motion(p, q)) {
+                            continue;
+                        }
                     }
                     let q_mb = cur;
                     let p_mb = if edge == 0 { nb.unwrap_or(cur) } else { cur };
@@ -118,6 +134,32 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
     }
 }
 
+/// The motion of an inter macroblock without coefficients whose 16 blocks all
+/// move alike; `None` for any other macroblock.
+#[inline(always)]
+fn uniform_motion(
+    mb: &MbInfo,
+    motion: &[BlockMotion],
+    mb_w: usize,
+    mbx: usize,
+    mby: usize,
+) -> Option<BlockMotion> {
+    if mb.intra || mb.nz.iter().any(|&n| n != 0) {
+        return None;
+    }
+    let first = motion[mby * 4 * mb_w * 4 + mbx * 4];
+    let rows = (0..4).map(|y| &motion[(mby * 4 + y) * mb_w * 4 + mbx * 4..][..4]);
+    rows.flatten()
+        .all(|m| same_motion(*m, first) && m.mv == first.mv)
+        .then_some(first)
+}
+
+/// Two blocks whose shared edge gets bS 0 by motion (8.7.2.1, frame macroblocks).
+#[inline(always)]
+fn same_motion(p: BlockMotion, q: BlockMotion) -> bool {
+    p.ref_idx == q.ref_idx && (p.mv[0] - q.mv[0]).abs() < 4 && (p.mv[1] - q.mv[1]).abs() < 4
+}
+
 /// Motion of the p-side block: in the neighbouring macroblock for edge 0.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -160,10 +202,7 @@ fn strength(
     if p.nz[pr] != 0 || q.nz[qr] != 0 {
         return 2;
     }
-    if pm.ref_idx != qm.ref_idx
-        || (pm.mv[0] - qm.mv[0]).abs() >= 4
-        || (pm.mv[1] - qm.mv[1]).abs() >= 4
-    {
+    if !same_motion(pm, qm) {
         return 1;
     }
     0

@@ -12,6 +12,7 @@ use crate::refpic::RefPicture;
 use crate::simd::avx2_dispatch;
 use crate::tables::{chroma_qp, BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
 use crate::transform::*;
+use crate::zero_check;
 
 /// How the model codes one frame, decoded from the registers.
 #[derive(Clone, Debug)]
@@ -110,7 +111,7 @@ struct ChromaCoding {
 
 /// A P_Skip whose prediction leaves no residual and costs (SATD) at most this
 /// many lambdas is taken before any motion search.
-const EARLY_SKIP_LAMBDAS: u32 = 32;
+const EARLY_SKIP_LAMBDAS: u32 = 48;
 
 /// A P macroblock whose best inter cost is under this many lambdas plus
 /// [`INTRA_THRESHOLD`] does not try intra prediction.
@@ -248,8 +249,18 @@ impl<'a> FrameCoder<'a> {
                 cost: 0,
             };
             self.predict_inter(rp, mbx, mby, &skip, &mut pred, &mut cpred);
-            let skip_zero = luma_inter_is_zero(&src, &pred, qp)
-                && self.quant_chroma(x, y, qp, false, &cpred).cbp == 0;
+            let skip_zero = zero_check::luma_is_zero(&src, &pred, qp) && {
+                let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
+                let planes = [&self.src.cb[..], &self.src.cr[..]];
+                zero_check::chroma_is_zero(
+                    planes,
+                    self.src.cstride(),
+                    mbx * 8,
+                    mby * 8,
+                    qpc,
+                    &cpred,
+                )
+            };
             let skip_cost = if skip_zero {
                 satd(&src, 16, &pred, 16, 16, 16)
             } else {
@@ -1043,23 +1054,6 @@ impl<'a> FrameCoder<'a> {
         }
         Some(if m.i4x4 { m.i4_modes[r] } else { intra::I4_DC })
     }
-}
-
-avx2_dispatch!(
-    /// True when every level of the inter luma residual quantizes to zero
-    /// (stops at the first block that does not): the P_Skip test.
-    fn luma_inter_is_zero(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> bool => luma_inter_is_zero_plain
-);
-
-#[inline(always)]
-fn luma_inter_is_zero_plain(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> bool {
-    for r in 0..16 {
-        let mut lv = residual_dct(src, pred, r);
-        if quant4x4(&mut lv, qp, false, false) {
-            return false;
-        }
-    }
-    true
 }
 
 avx2_dispatch!(

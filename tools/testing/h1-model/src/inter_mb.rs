@@ -249,7 +249,8 @@ impl FrameCoder<'_> {
                     break;
                 }
             }
-            if !big {
+            // A good match (under two per sample) is not a local minimum worth leaving.
+            if !big || best.1 < (w * h * 2) as u32 {
                 break;
             }
             // A ring two and four samples out, to leave local minima.
@@ -274,18 +275,10 @@ impl FrameCoder<'_> {
         let sub_cost = |mv: [i32; 2]| -> u32 { rp.sad(px, py, mv, w, h, blk, 16) + lam * bits(mv) };
         let mut bestf = best;
         let steps: &[i32] = if self.p.disable_qpel { &[2] } else { &[2, 1] };
+        // A cross at each step: the diagonals rarely win and cost as much.
         for &st in steps {
-            let square = [
-                [-st, -st],
-                [0, -st],
-                [st, -st],
-                [-st, 0],
-                [st, 0],
-                [-st, st],
-                [0, st],
-                [st, st],
-            ];
-            try_around(&mut bestf, &square, in_range, sub_cost);
+            let cross = [[0, -st], [-st, 0], [st, 0], [0, st]];
+            try_around(&mut bestf, &cross, in_range, sub_cost);
         }
         rp.luma(px, py, bestf.0, w, h, &mut pred, 16);
         (

@@ -30,6 +30,7 @@ pub mod tables;
 #[cfg(test)]
 mod testrng;
 pub mod transform;
+pub mod zero_check;
 
 use encoder::{FrameCoder, FrameParams, FrameStats};
 pub use memory::{BufferMemory, BusError, Memory};
