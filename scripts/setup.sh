@@ -12,6 +12,10 @@
 #                   natural test content (made at test time, never committed)
 #   rustc           Debian's rustc 1.63, the toolchain of Linux 6.1's CONFIG_RUST:
 #                   the kernel core must compile with it
+#   rustfmt         Debian's rustfmt 1.5 (with rustc 1.63): the core must be
+#                   formatted as the kernel's make rustfmtcheck wants
+#   (scripts/kernel-check.sh installs the kernel tree, LLVM, QEMU and the
+#   rest of the kernel toolchain it needs)
 #   gcc-multilib    -m32 builds that prove the uAPI structs have one layout
 #   valgrind        counts the core's instructions per frame (callgrind)
 #   python3-sphinx  builds the uAPI specification with warnings as errors
@@ -28,7 +32,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in ffmpeg x264 mate-backgrounds rustc gcc-multilib libclang-dev python3-sphinx valgrind \
+for p in ffmpeg x264 mate-backgrounds rustc rustfmt gcc-multilib libclang-dev python3-sphinx valgrind \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev pkg-config gstreamer1.0-tools \
 	gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav; do
 	have "$p" || need_pkgs+=("$p")

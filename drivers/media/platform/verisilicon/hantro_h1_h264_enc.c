@@ -248,6 +248,36 @@ static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
 			   H1_H264_REG_IN_IMG_CTRL);
 }
 
+/**
+ * struct hantro_h264_enc_hdr_rem - where the H1 continues after the headers
+ * @offset: 8-byte aligned offset of the first word the hardware writes
+ * @msb: first four bytes of that word (STR_HDR_REM_MSB)
+ * @lsb: last four bytes of that word (STR_HDR_REM_LSB)
+ * @bits: bits of the word already written (RLC_STR_OFFS)
+ */
+struct hantro_h264_enc_hdr_rem {
+	u32 offset;
+	u32 msb;
+	u32 lsb;
+	u32 bits;
+};
+
+/*
+ * The H1 writes 64-bit words: it rewrites the partial last word of the
+ * @len header bytes in @buf from the remainder registers.
+ */
+static void hantro_h264_enc_hdr_rem(const u8 *buf, u32 len,
+				    struct hantro_h264_enc_hdr_rem *r)
+{
+	u8 rem[8] = { 0 };
+
+	r->offset = len & ~7u;
+	memcpy(rem, buf + r->offset, len - r->offset);
+	r->msb = (u32)rem[0] << 24 | (u32)rem[1] << 16 | (u32)rem[2] << 8 | rem[3];
+	r->lsb = (u32)rem[4] << 24 | (u32)rem[5] << 16 | (u32)rem[6] << 8 | rem[7];
+	r->bits = (len - r->offset) * 8;
+}
+
 /* Programs the output: the hardware continues after the core's headers. */
 static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
 				      struct hantro_ctx *ctx,
@@ -256,28 +286,22 @@ static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	u8 *buf = vb2_plane_vaddr(dst, 0);
 	size_t size = vb2_plane_size(dst, 0);
-	u8 rem[8] = { 0 };
-	u32 rem_bytes;
+	struct hantro_h264_enc_hdr_rem rem;
 	int ret;
 
 	ret = h264enc_write_headers(enc->core, buf, size);
 	if (ret < 0)
 		return ret;
 	enc->header_bytes = ret;
-	/* The H1 writes 64-bit words; it rewrites the partial word from STR_HDR_REM. */
-	enc->hw_offset = enc->header_bytes & ~7u;
-	rem_bytes = enc->header_bytes - enc->hw_offset;
-	memcpy(rem, buf + enc->hw_offset, rem_bytes);
+	hantro_h264_enc_hdr_rem(buf, enc->header_bytes, &rem);
+	enc->hw_offset = rem.offset;
 	if (size < enc->hw_offset + 8 +
 		   (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) *
 		   HANTRO_H264_ENC_MIN_BYTES_PER_MB / 16)
 		return -ENOSPC;
-	vepu_write_relaxed(vpu, (u32)rem[0] << 24 | (u32)rem[1] << 16 |
-			   (u32)rem[2] << 8 | rem[3], H1_H264_REG_STR_HDR_REM_MSB);
-	vepu_write_relaxed(vpu, (u32)rem[4] << 24 | (u32)rem[5] << 16 |
-			   (u32)rem[6] << 8 | rem[7], H1_H264_REG_STR_HDR_REM_LSB);
-	vepu_write_relaxed(vpu, H1_H264_RLC_STR_OFFS(rem_bytes * 8),
-			   H1_H264_REG_RLC_CTRL);
+	vepu_write_relaxed(vpu, rem.msb, H1_H264_REG_STR_HDR_REM_MSB);
+	vepu_write_relaxed(vpu, rem.lsb, H1_H264_REG_STR_HDR_REM_LSB);
+	vepu_write_relaxed(vpu, H1_H264_RLC_STR_OFFS(rem.bits), H1_H264_REG_RLC_CTRL);
 	vepu_write_relaxed(vpu, vb2_dma_contig_plane_dma_addr(dst, 0) +
 			   enc->hw_offset, H1_H264_REG_ADDR_OUTPUT_STREAM);
 	vepu_write_relaxed(vpu, size - enc->hw_offset, H1_H264_REG_STR_BUF_LIMIT);
@@ -286,29 +310,81 @@ static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
 	return 0;
 }
 
+/**
+ * struct hantro_h264_enc_rc_regs - in-frame rate control register values
+ * @checkpoint: checkpoint targets, two 16-bit fields per register
+ * @word_err: checkpoint error thresholds, two 16-bit fields per register
+ * @delta_qp: QP changes for each error band, 4 bits each
+ * @mad: MAD threshold and QP adjustment
+ */
+struct hantro_h264_enc_rc_regs {
+	u32 checkpoint[5];
+	u32 word_err[3];
+	u32 delta_qp;
+	u32 mad;
+};
+
+/* Packs the core's checkpoint ladder and MAD adjustment into register fields. */
+static void hantro_h264_enc_pack_rc(const struct h264enc_frame_plan *plan,
+				    struct hantro_h264_enc_rc_regs *r)
+{
+	unsigned int i;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
+		r->checkpoint[i / 2] |= (u32)plan->checkpoint_targets[i] <<
+					H1_H264_CHECKPOINT_SHIFT(i);
+	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_word_err); i++)
+		r->word_err[i / 2] |= ((u32)plan->checkpoint_word_err[i] & 0xffff) <<
+				      H1_H264_CHECKPOINT_SHIFT(i);
+	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_delta_qp); i++)
+		r->delta_qp |= H1_H264_CHKPT_DELTA_QP(i, (u32)plan->checkpoint_delta_qp[i]);
+	r->mad = H1_H264_MAD_THRESHOLD(plan->mad_threshold) |
+		 H1_H264_MAD_QP_ADJUST((u32)plan->mad_qp_adjust);
+}
+
 /* Programs the in-frame rate control: checkpoint ladder and MAD adjustment. */
 static void hantro_h264_enc_set_inframe_rc(struct hantro_dev *vpu,
 					   const struct h264enc_frame_plan *plan)
 {
-	u32 pair[5] = { 0 }, err[3] = { 0 }, delta = 0;
+	struct hantro_h264_enc_rc_regs r;
 	unsigned int i;
 
-	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
-		pair[i / 2] |= (u32)plan->checkpoint_targets[i] <<
-			       H1_H264_CHECKPOINT_SHIFT(i);
-	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_word_err); i++)
-		err[i / 2] |= ((u32)plan->checkpoint_word_err[i] & 0xffff) <<
-			      H1_H264_CHECKPOINT_SHIFT(i);
-	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_delta_qp); i++)
-		delta |= H1_H264_CHKPT_DELTA_QP(i, (u32)plan->checkpoint_delta_qp[i]);
-	for (i = 0; i < ARRAY_SIZE(pair); i++)
-		vepu_write_relaxed(vpu, pair[i], H1_H264_REG_CHECKPOINT(2 * i));
-	for (i = 0; i < ARRAY_SIZE(err); i++)
-		vepu_write_relaxed(vpu, err[i], H1_H264_REG_CHKPT_WORD_ERR(2 * i));
-	vepu_write_relaxed(vpu, delta, H1_H264_REG_CHKPT_DELTA_QP);
-	vepu_write_relaxed(vpu, H1_H264_MAD_THRESHOLD(plan->mad_threshold) |
-			   H1_H264_MAD_QP_ADJUST((u32)plan->mad_qp_adjust),
-			   H1_H264_REG_MAD_CTRL);
+	hantro_h264_enc_pack_rc(plan, &r);
+	for (i = 0; i < ARRAY_SIZE(r.checkpoint); i++)
+		vepu_write_relaxed(vpu, r.checkpoint[i], H1_H264_REG_CHECKPOINT(2 * i));
+	for (i = 0; i < ARRAY_SIZE(r.word_err); i++)
+		vepu_write_relaxed(vpu, r.word_err[i], H1_H264_REG_CHKPT_WORD_ERR(2 * i));
+	vepu_write_relaxed(vpu, r.delta_qp, H1_H264_REG_CHKPT_DELTA_QP);
+	vepu_write_relaxed(vpu, r.mad, H1_H264_REG_MAD_CTRL);
+}
+
+/* ENC_CTRL2: slices, deblocking, entropy coding, transform and partitions. */
+static u32 hantro_h264_enc_ctrl2(const struct h264enc_frame_plan *plan,
+				 const struct h264enc_config *cfg)
+{
+	/* Sub-8x8 partitions give 16 vectors per macroblock (Table A-1). */
+	bool inter4x4 = !plan->max_mvs_per_2mb || plan->max_mvs_per_2mb >= 32;
+
+	return H1_H264_CTRL2_SLICE_SIZE(cfg->slice_mb_rows) |
+	       H1_H264_CTRL2_DEBLOCKING_FILTER_MODE(cfg->disable_deblocking_filter_idc) |
+	       H1_H264_CTRL2_STREAM_MODE |
+	       (cfg->entropy_cabac ? H1_H264_CTRL2_ENTROPY_CABAC |
+		H1_H264_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |
+	       (cfg->transform_8x8 ? H1_H264_CTRL2_TRANS8X8 : 0) |
+	       (inter4x4 ? H1_H264_CTRL2_INTER4X4_MODE : 0);
+}
+
+/* SLICE_EXT: the slice header fields of the 2023 RFC's extension register. */
+static u32 hantro_h264_enc_slice_ext(const struct h264enc_frame_plan *plan,
+				     const struct h264enc_config *cfg)
+{
+	return H1_H264_EXT_NAL_REF_IDC(plan->nal_ref_idc) |
+	       H1_H264_EXT_LOG2_MAX_FRAME_NUM_M4(cfg->log2_max_frame_num_minus4) |
+	       (cfg->poc_type == 0 ? H1_H264_EXT_POC_TYPE0 |
+		H1_H264_EXT_LOG2_MAX_POC_LSB_M4(12) : 0) |
+	       (plan->mark_long_term ? H1_H264_EXT_MARK_LONG_TERM : 0) |
+	       (plan->slice_type == 2 && !plan->idr ? H1_H264_EXT_NON_IDR_INTRA : 0);
 }
 
 /* Programs the slice header and coding registers from the core's plan. */
@@ -320,9 +396,6 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	const struct hantro_h264_enc_buf *rec = &enc->rec[plan->rec_slot];
 	size_t luma = (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) * 256;
-	/* Sub-8x8 partitions give 16 vectors per macroblock (Table A-1). */
-	bool inter4x4 = !plan->max_mvs_per_2mb || plan->max_mvs_per_2mb >= 32;
-	u32 ext;
 
 	vepu_write_relaxed(vpu, rec->dma, H1_H264_REG_ADDR_REC_LUMA);
 	vepu_write_relaxed(vpu, rec->dma + luma, H1_H264_REG_ADDR_REC_CHROMA);
@@ -342,15 +415,7 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 			   H1_H264_REG_ENC_CTRL0);
 	vepu_write_relaxed(vpu, H1_H264_CTRL1_FRAME_NUM(plan->frame_num) |
 			   H1_H264_CTRL1_PPS_ID(0), H1_H264_REG_ENC_CTRL1);
-	vepu_write_relaxed(vpu, H1_H264_CTRL2_SLICE_SIZE(cfg->slice_mb_rows) |
-			   H1_H264_CTRL2_DEBLOCKING_FILTER_MODE
-				(cfg->disable_deblocking_filter_idc) |
-			   H1_H264_CTRL2_STREAM_MODE |
-			   (cfg->entropy_cabac ? H1_H264_CTRL2_ENTROPY_CABAC |
-			    H1_H264_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |
-			   (cfg->transform_8x8 ? H1_H264_CTRL2_TRANS8X8 : 0) |
-			   (inter4x4 ? H1_H264_CTRL2_INTER4X4_MODE : 0),
-			   H1_H264_REG_ENC_CTRL2);
+	vepu_write_relaxed(vpu, hantro_h264_enc_ctrl2(plan, cfg), H1_H264_REG_ENC_CTRL2);
 	/* 16x8, 8x16 and 8x8 partitions stay within every level's MaxMvsPer2Mb. */
 	vepu_write_relaxed(vpu, H1_H264_CTRL3_MUTIMV_EN, H1_H264_REG_ENC_CTRL3);
 	vepu_write_relaxed(vpu, H1_H264_QP_VAL_LUM(plan->qp) |
@@ -359,13 +424,7 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 			   H1_H264_QP_VAL_CHECKPOINT_DISTAN(plan->checkpoint_distance),
 			   H1_H264_REG_QP_VAL);
 	hantro_h264_enc_set_inframe_rc(vpu, plan);
-	ext = H1_H264_EXT_NAL_REF_IDC(plan->nal_ref_idc) |
-	      H1_H264_EXT_LOG2_MAX_FRAME_NUM_M4(cfg->log2_max_frame_num_minus4) |
-	      (cfg->poc_type == 0 ? H1_H264_EXT_POC_TYPE0 |
-	       H1_H264_EXT_LOG2_MAX_POC_LSB_M4(12) : 0) |
-	      (plan->mark_long_term ? H1_H264_EXT_MARK_LONG_TERM : 0) |
-	      (plan->slice_type == 2 && !plan->idr ? H1_H264_EXT_NON_IDR_INTRA : 0);
-	vepu_write_relaxed(vpu, ext, H1_H264_REG_SLICE_EXT);
+	vepu_write_relaxed(vpu, hantro_h264_enc_slice_ext(plan, cfg), H1_H264_REG_SLICE_EXT);
 	vepu_write_relaxed(vpu, plan->poc_lsb, H1_H264_REG_POC);
 	vepu_write_relaxed(vpu, H1_H264_REF_MOD_IDC_PLUS1(plan->ref_mod_idc_plus1) |
 			   H1_H264_REF_MOD_VALUE(plan->ref_mod_value),
@@ -447,6 +506,43 @@ err:
 	return ret;
 }
 
+/*
+ * Checkpoint results are cumulative 16-bit counts of 32-bit words: a result
+ * smaller than the one before means the field wrapped.
+ */
+static void hantro_h264_enc_checkpoint_bits(const u32 *words, u32 *bits)
+{
+	u32 i, wrap = 0, prev = 0;
+
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++) {
+		if (words[i] < prev)
+			wrap += 0x10000;
+		prev = words[i];
+		bits[i] = (words[i] + wrap) * 32;
+	}
+}
+
+/* Entries of the NAL size table before its terminating zero, at most @max. */
+static u32 hantro_h264_enc_count_nals(const u32 *table, u32 max)
+{
+	u32 n = 0;
+
+	while (n < max && table[n])
+		n++;
+	return n;
+}
+
+/*
+ * Bytes of the CAPTURE payload before filler: the core's headers, then the
+ * slices the hardware reports; -EOVERFLOW if they claim more than the buffer.
+ */
+static int hantro_h264_enc_payload(size_t size, u32 header_bytes, u32 stream_bits)
+{
+	if (header_bytes > size || stream_bits / 8 > size - header_bytes)
+		return -EOVERFLOW;
+	return header_bytes + stream_bits / 8;
+}
+
 static void hantro_h264_enc_set_feedback(struct hantro_ctx *ctx,
 					 const struct v4l2_ctrl_h264_encode_feedback *fb)
 {
@@ -478,9 +574,9 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	u8 *buf = vb2_plane_vaddr(&dst->vb2_buf, 0);
 	size_t size = vb2_plane_size(&dst->vb2_buf, 0);
 	const u32 *table = enc->nal_table.cpu;
-	u32 max_nals = enc->nal_table.size / 4 - 1, nals = 0, payload;
-	u32 i, wrap, prev;
-	int ret;
+	u32 max_nals = enc->nal_table.size / 4 - 1, nals;
+	u32 i, words[H264ENC_CHECKPOINTS];
+	int ret, payload;
 
 	if (!enc->pending)
 		return;
@@ -490,22 +586,16 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	hw.rlc_count = H1_H264_RLC_SUM(vepu_read(vpu, H1_H264_REG_RLC_CTRL)) * 4;
 	hw.mad_count = H1_H264_MB_CNT_OUT(vepu_read(vpu, H1_H264_REG_MB_CTRL));
 	hw.slices = H1_H264_CTRL5_COMPLETE_SLICES(vepu_read(vpu, H1_H264_REG_ENC_CTRL5));
-	for (i = 0, wrap = 0, prev = 0; i < H264ENC_CHECKPOINTS; i++) {
-		u32 words = (vepu_read(vpu, H1_H264_REG_CHECKPOINT(i)) >>
-			     H1_H264_CHECKPOINT_SHIFT(i)) & 0xffff;
-
-		/* Results are cumulative: a smaller one means the field wrapped. */
-		if (words < prev)
-			wrap += 0x10000;
-		prev = words;
-		hw.checkpoints[i] = (words + wrap) * 32;
-	}
-	while (nals < max_nals && table[nals])
-		nals++;
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
+		words[i] = (vepu_read(vpu, H1_H264_REG_CHECKPOINT(i)) >>
+			    H1_H264_CHECKPOINT_SHIFT(i)) & 0xffff;
+	hantro_h264_enc_checkpoint_bits(words, hw.checkpoints);
+	nals = hantro_h264_enc_count_nals(table, max_nals);
 
 	/* The hardware's slices start right after the core's headers. */
-	if (hw.stream_bits / 8 > size - enc->header_bytes) {
-		ret = -EOVERFLOW;
+	payload = hantro_h264_enc_payload(size, enc->header_bytes, hw.stream_bits);
+	if (payload < 0) {
+		ret = payload;
 		h264enc_abort_frame(enc->core);
 	} else {
 		ret = h264enc_complete_frame(enc->core, &hw, buf + enc->header_bytes,
@@ -517,7 +607,6 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 		dst->flags |= V4L2_BUF_FLAG_ERROR;
 		return;
 	}
-	payload = enc->header_bytes + hw.stream_bits / 8;
 	if (st.filler_bytes) {
 		ret = h264enc_write_filler(buf + payload, size - payload, st.filler_bytes);
 		if (ret > 0)
@@ -561,3 +650,7 @@ void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx)
 		enc->pending = false;
 	}
 }
+
+#if IS_ENABLED(CONFIG_VIDEO_HANTRO_H264_ENC_KUNIT_TEST)
+#include "hantro_h1_h264_enc_test.c"
+#endif

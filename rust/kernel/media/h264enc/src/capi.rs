@@ -10,11 +10,11 @@
 //! by cbindgen.
 #![allow(unsafe_code)]
 
-use crate::config::{Config, FrameParams};
-use crate::encoder::{Encoder, Stats};
-use crate::error::Error;
-use crate::plan::{FramePlan, FrameStatus, HwFeedback};
-use crate::sei;
+use super::config::{Config, FrameParams};
+use super::encoder::{Encoder, Stats};
+use super::error::Error;
+use super::plan::{FramePlan, FrameStatus, HwFeedback};
+use super::sei;
 use core::mem::{align_of, size_of};
 
 /// Size in bytes of the storage of an encoder context.
@@ -57,21 +57,26 @@ pub struct Ctx {
 }
 
 // cbindgen needs literal values; these tie them to the Rust definitions.
-const _: () = assert!(size_of::<Ctx>() == H264ENC_CTX_SIZE);
-const _: () = assert!(H264ENC_MAX_HEADER_BYTES == crate::encoder::MAX_HEADER_BYTES);
-const _: () = assert!(
-    H264ENC_RC_CQP == crate::config::rc_mode::CQP && H264ENC_RC_CBR == crate::config::rc_mode::CBR
-);
-const _: () = assert!(
-    H264ENC_RC_VBR == crate::config::rc_mode::VBR
-        && H264ENC_RC_CLIENT == crate::config::rc_mode::CLIENT
-);
-const _: () = assert!(H264ENC_FRAME_FORCE_IDR == crate::config::frame_flags::FORCE_IDR);
-const _: () = assert!(H264ENC_FRAME_SCENE_CHANGE == crate::config::frame_flags::SCENE_CHANGE);
-const _: () = assert!(H264ENC_FRAME_REFERENCE_TS == crate::config::frame_flags::REFERENCE_TS);
-const _: () = assert!(H264ENC_FRAME_QP == crate::config::frame_flags::QP);
-const _: () = assert!(size_of::<Encoder>() <= H264ENC_CTX_SIZE - 8);
-const _: () = assert!(align_of::<Encoder>() <= 8);
+// (The kernel's clippy 0.1.63 takes compile-time assertions for `assert!(true)`.)
+#[allow(clippy::assertions_on_constants)]
+const _: () = {
+    assert!(size_of::<Ctx>() == H264ENC_CTX_SIZE);
+    assert!(H264ENC_MAX_HEADER_BYTES == super::encoder::MAX_HEADER_BYTES);
+    assert!(
+        H264ENC_RC_CQP == super::config::rc_mode::CQP
+            && H264ENC_RC_CBR == super::config::rc_mode::CBR
+    );
+    assert!(
+        H264ENC_RC_VBR == super::config::rc_mode::VBR
+            && H264ENC_RC_CLIENT == super::config::rc_mode::CLIENT
+    );
+    assert!(H264ENC_FRAME_FORCE_IDR == super::config::frame_flags::FORCE_IDR);
+    assert!(H264ENC_FRAME_SCENE_CHANGE == super::config::frame_flags::SCENE_CHANGE);
+    assert!(H264ENC_FRAME_REFERENCE_TS == super::config::frame_flags::REFERENCE_TS);
+    assert!(H264ENC_FRAME_QP == super::config::frame_flags::QP);
+    assert!(size_of::<Encoder>() <= H264ENC_CTX_SIZE - 8);
+    assert!(align_of::<Encoder>() <= 8);
+};
 
 fn errno(e: Error) -> i32 {
     e.to_errno()

@@ -2,7 +2,7 @@
 //! The encoder configuration the driver builds from the V4L2 controls, and the
 //! per-frame parameters, with their validation.
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// Rate control modes.
 pub mod rc_mode {

@@ -2,7 +2,7 @@
 //! Decoded picture buffer of the encoder: reference marking (8.2.5), the P
 //! reference list (8.2.4.2.1) and its modification (8.2.4.3).
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// Most reference frames a stream may keep (V4L2_H264_NUM_DPB_ENTRIES).
 pub const MAX_DPB: usize = 16;

@@ -6,22 +6,22 @@
 //! hardware output has been verified, so a frame that fails (timeout, buffer
 //! full, mismatch) leaves the stream exactly as it was for the next one.
 
-use crate::config::{frame_flags, rc_mode, Config, FrameParams};
-use crate::dpb::{Dpb, RefPic};
-use crate::error::{Error, Result};
-use crate::gop::{Decision, GopConfig, RefChoice};
-use crate::level::{self, LevelNeeds};
-use crate::math::{div_u64, mul_div};
-use crate::nal::START_CODE;
-use crate::plan::{slice_type, FramePlan, FrameStatus, HwFeedback};
-use crate::pps::PicParams;
-use crate::rc::cqp::Cqp;
-use crate::rc::frame::{FrameRc, FrameRcConfig};
-use crate::rc::inframe::{InFrameLearner, InFramePlan};
-use crate::rc::{FrameInfo, FrameResult, RateController, Rc};
-use crate::sei::{self, SeiTiming};
-use crate::slice_header::{self, ParseContext};
-use crate::sps::{Colour, Crop, Hrd, SeqParams};
+use super::config::{frame_flags, rc_mode, Config, FrameParams};
+use super::dpb::{Dpb, RefPic};
+use super::error::{Error, Result};
+use super::gop::{Decision, GopConfig, RefChoice};
+use super::level::{self, LevelNeeds};
+use super::math::{div_u64, mul_div};
+use super::nal::START_CODE;
+use super::plan::{slice_type, FramePlan, FrameStatus, HwFeedback};
+use super::pps::PicParams;
+use super::rc::cqp::Cqp;
+use super::rc::frame::{FrameRc, FrameRcConfig};
+use super::rc::inframe::{InFrameLearner, InFramePlan};
+use super::rc::{FrameInfo, FrameResult, RateController, Rc};
+use super::sei::{self, SeiTiming};
+use super::slice_header::{self, ParseContext};
+use super::sps::{Colour, Crop, Hrd, SeqParams};
 
 /// Largest header block the core writes in front of a picture (AUD, SPS, PPS, SEI).
 pub const MAX_HEADER_BYTES: usize = 256;
@@ -294,7 +294,7 @@ impl Encoder {
             plan.reference_ts = r.timestamp;
             // RefPicList0 after the modification (8.2.4.3): the target first,
             // then the default order without it, as far as the hardware reads.
-            let mut list = [0u8; crate::dpb::MAX_LIST];
+            let mut list = [0u8; super::dpb::MAX_LIST];
             let n = self.dpb.p_list(plan.frame_num, &mut list);
             let list = list.get(..n).unwrap_or(&[]);
             if let Some(m) = self.dpb.modification_in(list, target, plan.frame_num)? {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Level limits (Annex A, Table A-1) and the choice of level_idc.
 
-use crate::math::div_u64;
+use super::math::div_u64;
 
 /// One row of Table A-1.
 #[derive(Clone, Copy, Debug)]

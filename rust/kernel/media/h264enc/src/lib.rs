@@ -9,7 +9,9 @@
 //! model. It is `no_std`, uses no `alloc`, no floating point and has no panic
 //! path, so it builds as part of the kernel crate.
 
-#![no_std]
+// In the kernel this file is the module `kernel::media::h264enc`, and the
+// kernel crate is already `no_std` (`CONFIG_RUST` is the cfg Kbuild passes).
+#![cfg_attr(not(CONFIG_RUST), no_std)]
 #![deny(unsafe_code)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::float_arithmetic)]

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! NAL unit framing (clause 7.3.1) in Annex B byte-stream format (B.1).
 
-use crate::bitstream::emulation;
-use crate::error::{Error, Result};
+use super::bitstream::emulation;
+use super::error::{Error, Result};
 
 /// nal_unit_type values the core writes or checks (Table 7-1).
 pub mod nal_type {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Picture parameter set writing (clause 7.3.2.2).
 
-use crate::bitstream::BitWriter;
-use crate::error::{Error, Result};
-use crate::nal::{nal_type, write_nal};
+use super::bitstream::BitWriter;
+use super::error::{Error, Result};
+use super::nal::{nal_type, write_nal};
 
 /// What the core puts in the PPS.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

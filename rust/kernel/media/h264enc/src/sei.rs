@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! SEI messages of Annex D the encoder signals its HRD with, AUD and filler data.
 
-use crate::bitstream::BitWriter;
-use crate::error::{Error, Result};
-use crate::nal::{nal_type, write_nal};
+use super::bitstream::BitWriter;
+use super::error::{Error, Result};
+use super::nal::{nal_type, write_nal};
 
 /// Lengths of the HRD delay fields (E.1.2), in bits.
 pub const DELAY_LENGTH: u32 = 24;

@@ -5,9 +5,9 @@
 //! checked, every value range checked, and a field the syntax does not allow
 //! is an error, not a guess.
 
-use crate::bitstream::emulation::unescape_prefix;
-use crate::bitstream::BitReader;
-use crate::error::{Error, Result};
+use super::bitstream::emulation::unescape_prefix;
+use super::bitstream::BitReader;
+use super::error::{Error, Result};
 
 /// Stream parameters the slice header syntax depends on.
 #[derive(Clone, Copy, Debug)]

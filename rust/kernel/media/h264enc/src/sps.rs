@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Sequence parameter set writing (clause 7.3.2.1.1) with VUI (Annex E).
 
-use crate::bitstream::BitWriter;
-use crate::error::{Error, Result};
-use crate::nal::{nal_type, write_nal};
+use super::bitstream::BitWriter;
+use super::error::{Error, Result};
+use super::nal::{nal_type, write_nal};
 
 /// profile_idc values (Annex A).
 pub mod profile {
@@ -133,7 +133,7 @@ impl Hrd {
         bw.put_ue(self.bit_rate_value_minus1)?;
         bw.put_ue(self.cpb_size_value_minus1)?;
         bw.put_flag(self.cbr)?;
-        let len = crate::sei::DELAY_LENGTH - 1;
+        let len = super::sei::DELAY_LENGTH - 1;
         bw.put_bits(5, len)?; // initial_cpb_removal_delay_length_minus1
         bw.put_bits(5, len)?; // cpb_removal_delay_length_minus1
         bw.put_bits(5, len)?; // dpb_output_delay_length_minus1

@@ -36,6 +36,14 @@ typedef unsigned int gfp_t;
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define EXPORT_SYMBOL_GPL(s)
 
+/* include/linux/kconfig.h: IS_ENABLED(CONFIG_X) is 1 when CONFIG_X is defined to 1. */
+#define __ARG_PLACEHOLDER_1 0,
+#define __take_second_arg(__ignored, val, ...) val
+#define ____is_defined(arg1_or_junk) __take_second_arg(arg1_or_junk 1, 0)
+#define ___is_defined(val) ____is_defined(__ARG_PLACEHOLDER_##val)
+#define __is_defined(x) ___is_defined(x)
+#define IS_ENABLED(option) __is_defined(option)
+
 struct device {
 	void *host;
 };

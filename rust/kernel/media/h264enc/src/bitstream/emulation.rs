@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Emulation prevention (clause 7.4.1): RBSP bytes to NAL payload bytes and back.
 
-use crate::error::{Error, Result};
+use super::super::error::{Error, Result};
 
 /// Copies `rbsp` into `out`, inserting `emulation_prevention_three_byte`s.
 ///

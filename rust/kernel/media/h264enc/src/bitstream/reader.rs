@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! MSB-first bit reader over RBSP bytes (clause 7.2 descriptors).
 
-use crate::error::{Error, Result};
+use super::super::error::{Error, Result};
 
 /// Reads bits MSB first from a byte slice of RBSP data.
 ///

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! MSB-first bit writer into a caller-owned buffer (clause 7.2 descriptors).
 
-use crate::error::{Error, Result};
+use super::super::error::{Error, Result};
 
 /// Writes bits MSB first into a borrowed byte buffer.
 ///

@@ -2,7 +2,8 @@
 //! Constant QP, and client-driven QP (a picture's own QP wins when given).
 
 use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
-use crate::error::{Error, Result};
+
+use super::super::error::{Error, Result};
 
 /// Constant QP per picture type; higher temporal layers get `layer_offset` more per layer.
 #[derive(Clone, Copy, Debug)]

@@ -9,8 +9,9 @@
 
 use super::hrd::Cpb;
 use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
-use crate::error::{Error, Result};
-use crate::math::{div_u64, log2_q8, mul_div};
+
+use super::super::error::{Error, Result};
+use super::super::math::{div_u64, log2_q8, mul_div};
 
 /// Settings of the frame-level controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -144,7 +145,7 @@ impl RateController for FrameRc {
             // An intra picture takes what the model says it costs at the P QP
             // less three, within what the buffer can give.
             let ratio_q8: i64 = if self.known[I] && self.known[P] {
-                i64::from(crate::math::clamp_i32(
+                i64::from(super::super::math::clamp_i32(
                     self.log2c[I] - self.log2c[P],
                     0,
                     6 * 256,
@@ -152,7 +153,7 @@ impl RateController for FrameRc {
             } else {
                 log2_q8(4) as i64
             };
-            let want = crate::math::exp2_q8(log2_q8(b) + ratio_q8 as i32);
+            let want = super::super::math::exp2_q8(log2_q8(b) + ratio_q8 as i32);
             want.min(fullness / 2)
         } else {
             // Steer the fullness before the next removal towards 5/8 of the buffer.
@@ -183,14 +184,14 @@ impl RateController for FrameRc {
             } else {
                 step
             };
-            qp = crate::math::clamp_i32(qp, last - step, last + up);
+            qp = super::super::math::clamp_i32(qp, last - step, last + up);
         }
         if f.intra && self.known[P] && !f.scene_change {
             // Intra pictures stay close to the P quality.
             let p = i32::from(self.last_qp[P]);
-            qp = crate::math::clamp_i32(qp, p - 6, p + 3);
+            qp = super::super::math::clamp_i32(qp, p - 6, p + 3);
         }
-        let qp = crate::math::clamp_i32(qp, lo, hi) as u8;
+        let qp = super::super::math::clamp_i32(qp, lo, hi) as u8;
         self.planned = QpPlan {
             qp,
             qp_min: self.cfg.qp_min,

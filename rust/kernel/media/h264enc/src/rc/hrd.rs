@@ -6,7 +6,7 @@
 //! bits x fps_num) so the arrival per picture interval, bit_rate x fps_den, is
 //! exact in integers.
 
-use crate::math::div_u64;
+use super::super::math::div_u64;
 
 /// State of the CPB between pictures.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! written so far with a target and moves the QP of the following macroblocks
 //! by one of seven deltas chosen through six word-error thresholds.
 
-use crate::math::mul_div;
+use super::super::math::mul_div;
 
 /// Number of H1 checkpoints.
 pub const CHECKPOINTS: usize = 10;

@@ -9,7 +9,7 @@ pub mod frame;
 pub mod hrd;
 pub mod inframe;
 
-use crate::error::Result;
+use super::error::Result;
 
 /// QP limits of the standard.
 pub const QP_MAX: u8 = 51;
