@@ -90,6 +90,14 @@ pub struct FrameCoder<'a> {
     mb_h: usize,
 }
 
+/// The per-frame buffers of a [`FrameCoder`], kept from frame to frame.
+#[derive(Default)]
+pub struct CoderBuffers {
+    pub rec: Option<Planes>,
+    pub mbs: Vec<MbInfo>,
+    pub motion: Vec<BlockMotion>,
+}
+
 /// Luma residual and levels of one macroblock.
 #[derive(Clone)]
 struct LumaCoding {
@@ -111,7 +119,7 @@ struct ChromaCoding {
 
 /// A P_Skip whose prediction leaves no residual and costs (SATD) at most this
 /// many lambdas is taken before any motion search.
-const EARLY_SKIP_LAMBDAS: u32 = 48;
+const EARLY_SKIP_LAMBDAS: u32 = 64;
 
 /// A P macroblock whose best inter cost is under this many lambdas plus
 /// [`INTRA_THRESHOLD`] does not try intra prediction.
@@ -125,31 +133,54 @@ fn lambda(qp: i32) -> u32 {
 
 impl<'a> FrameCoder<'a> {
     /// A coder of `src`, predicting P frames from `refpic`.
-    pub fn new(p: &'a FrameParams, src: &'a Planes, refpic: Option<&'a RefPicture>) -> Self {
+    /// `spare` lends the buffers of an earlier frame's coder ([`FrameCoder::into_buffers`]).
+    pub fn new(
+        p: &'a FrameParams,
+        src: &'a Planes,
+        refpic: Option<&'a RefPicture>,
+        spare: CoderBuffers,
+    ) -> Self {
         let (mb_w, mb_h) = (src.mb_w, src.mb_h);
+        let CoderBuffers {
+            rec,
+            mut mbs,
+            mut motion,
+        } = spare;
+        let unset = MbInfo {
+            slice: -1,
+            ..Default::default()
+        };
+        mbs.clear();
+        mbs.resize(mb_w * mb_h, unset);
+        motion.clear();
+        motion.resize(
+            mb_w * mb_h * 16,
+            BlockMotion {
+                ref_idx: -1,
+                mv: [0, 0],
+            },
+        );
         FrameCoder {
             p,
             src,
             refpic,
-            rec: Planes::new(mb_w, mb_h),
-            mbs: vec![
-                MbInfo {
-                    slice: -1,
-                    ..Default::default()
-                };
-                mb_w * mb_h
-            ],
-            motion: vec![
-                BlockMotion {
-                    ref_idx: -1,
-                    mv: [0, 0]
-                };
-                mb_w * mb_h * 16
-            ],
+            // Every macroblock's reconstruction is stored before it is read.
+            rec: Planes::reuse(rec, mb_w, mb_h),
+            mbs,
+            motion,
             stats: FrameStats::default(),
             rc: p.inframe.clone(),
             mb_w,
             mb_h,
+        }
+    }
+
+    /// Gives the coder's buffers back for the next frame.
+    pub fn into_buffers(self) -> CoderBuffers {
+        CoderBuffers {
+            rec: Some(self.rec),
+            mbs: self.mbs,
+            motion: self.motion,
         }
     }
 

@@ -268,36 +268,43 @@ mod x86 {
     /// [`super::satd4x4`] over its tiles (each tile's sum halved).
     #[inline(always)]
     pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
-        let mut total = 0u32;
-        for ty in 0..h / 4 {
-            for tx in 0..w / 8 {
-                total += satd8x4(
-                    &a[ty * 4 * sa + tx * 8..],
-                    sa,
-                    &b[ty * 4 * sb + tx * 8..],
-                    sb,
-                );
+        // One bounds check per block instead of one per row.
+        assert!(h >= 4 && a.len() >= (h - 1) * sa + w && b.len() >= (h - 1) * sb + w);
+        // SAFETY: SSE2 is part of x86_64; every tile lies inside the slices
+        // (asserted above), and the rest is register arithmetic.
+        unsafe {
+            let mut acc = _mm_setzero_si128();
+            for ty in 0..h / 4 {
+                for tx in 0..w / 8 {
+                    let pa = a.as_ptr().add(ty * 4 * sa + tx * 8);
+                    let pb = b.as_ptr().add(ty * 4 * sb + tx * 8);
+                    acc = _mm_add_epi32(acc, satd8x4(pa, sa, pb, sb));
+                }
             }
+            let mut lanes = [0i32; 4];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
+            // Every term was counted twice (see satd8x4).
+            (lanes.iter().sum::<i32>() / 2) as u32
         }
-        total
     }
 
+    /// Twice the SATD of two side-by-side 4x4 tiles, as partial sums in four
+    /// lanes. The last butterfly uses |x + y| + |x - y| = 2 max(|x|, |y|).
+    ///
+    /// # Safety
+    ///
+    /// `a` and `b` must be readable for four rows of 8 bytes at their strides.
     #[inline(always)]
-    fn satd8x4(a: &[u8], sa: usize, b: &[u8], sb: usize) -> u32 {
-        let row = |y: usize| {
-            let (ra, rb) = (&a[y * sa..y * sa + 8], &b[y * sb..y * sb + 8]);
-            // SAFETY: SSE2 is part of x86_64; each load reads the 8 bytes of a
-            // row slice that is 8 bytes long.
-            unsafe {
-                let z = _mm_setzero_si128();
-                let va = _mm_unpacklo_epi8(_mm_loadl_epi64(ra.as_ptr() as *const __m128i), z);
-                let vb = _mm_unpacklo_epi8(_mm_loadl_epi64(rb.as_ptr() as *const __m128i), z);
-                _mm_sub_epi16(va, vb)
-            }
-        };
-        let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
-        // SAFETY: SSE2 arithmetic on registers only.
+    unsafe fn satd8x4(a: *const u8, sa: usize, b: *const u8, sb: usize) -> __m128i {
+        // SAFETY: the caller guarantees the four 8-byte rows are readable.
         unsafe {
+            let z = _mm_setzero_si128();
+            let row = |y: usize| {
+                let va = _mm_unpacklo_epi8(_mm_loadl_epi64(a.add(y * sa) as *const __m128i), z);
+                let vb = _mm_unpacklo_epi8(_mm_loadl_epi64(b.add(y * sb) as *const __m128i), z);
+                _mm_sub_epi16(va, vb)
+            };
+            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
             // Vertical butterflies, lane by lane (both tiles at once).
             let (s01, d01) = (_mm_add_epi16(r0, r1), _mm_sub_epi16(r0, r1));
             let (s23, d23) = (_mm_add_epi16(r2, r3), _mm_sub_epi16(r2, r3));
@@ -307,28 +314,23 @@ mod x86 {
                 _mm_sub_epi16(d01, d23),
                 _mm_add_epi16(d01, d23),
             ];
-            // Horizontal butterflies inside each group of four lanes. Only
-            // absolute values are summed, so each output may change sign.
+            // Horizontal butterflies inside each group of four lanes; only
+            // absolute values count, so each output may change sign.
             let even = _mm_set_epi16(0, -1, 0, -1, 0, -1, 0, -1);
-            let low = _mm_set_epi32(0, -1, 0, -1);
             let ones = _mm_set1_epi16(1);
-            let z = _mm_setzero_si128();
-            let mut acc = _mm_setzero_si128();
+            let mut acc = z;
             for v in t {
                 let sw =
                     _mm_shufflehi_epi16::<0b10_11_00_01>(_mm_shufflelo_epi16::<0b10_11_00_01>(v));
                 let (s, d) = (_mm_add_epi16(v, sw), _mm_sub_epi16(v, sw));
                 let w1 = _mm_or_si128(_mm_and_si128(even, s), _mm_andnot_si128(even, d));
-                let sw2 = _mm_shuffle_epi32::<0b10_11_00_01>(w1);
-                let (s2, d2) = (_mm_add_epi16(w1, sw2), _mm_sub_epi16(w1, sw2));
-                let w2 = _mm_or_si128(_mm_and_si128(low, s2), _mm_andnot_si128(low, d2));
-                let abs = _mm_max_epi16(w2, _mm_sub_epi16(z, w2));
-                acc = _mm_add_epi32(acc, _mm_madd_epi16(abs, ones));
+                let abs = _mm_max_epi16(w1, _mm_sub_epi16(z, w1));
+                // Lanes (0, 2) and (1, 3) of each group pair up in the last
+                // butterfly: the maximum of each pair, twice.
+                let m = _mm_max_epi16(abs, _mm_shuffle_epi32::<0b10_11_00_01>(abs));
+                acc = _mm_add_epi32(acc, _mm_madd_epi16(m, ones));
             }
-            // acc: [tile A, tile A, tile B, tile B] partial sums.
-            let mut lanes = [0i32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
-            ((lanes[0] + lanes[1]) as u32 / 2) + ((lanes[2] + lanes[3]) as u32 / 2)
+            acc
         }
     }
 }

@@ -32,7 +32,7 @@ mod testrng;
 pub mod transform;
 pub mod zero_check;
 
-use encoder::{FrameCoder, FrameParams, FrameStats};
+use encoder::{CoderBuffers, FrameCoder, FrameParams, FrameStats};
 pub use memory::{BufferMemory, BusError, Memory};
 use picture::{InputFormat, Planes};
 use regs::*;
@@ -43,10 +43,14 @@ pub const MAX_MBS_PER_SIDE: u32 = 255;
 
 /// One H1 core. Like the silicon it carries nothing from one frame to the
 /// next: every input comes from the registers and memory. It keeps only
-/// scratch memory (the prepared reference picture) to spare allocations.
+/// scratch memory (the prepared reference picture, the buffers of the input,
+/// reference and reconstructed pictures) to spare allocations.
 #[derive(Default)]
 pub struct H1 {
     refpic: refpic::RefPicture,
+    input: Option<Planes>,
+    reference: Option<Planes>,
+    coder: CoderBuffers,
 }
 
 /// Result of one run, for tests that look beyond the registers.
@@ -114,6 +118,7 @@ impl H1 {
             IRQ_BUS_ERROR
         };
         let src = Planes::load_input(
+            self.input.take(),
             mem,
             fmt,
             [
@@ -133,6 +138,7 @@ impl H1 {
         } else {
             Some(
                 Planes::load_recon(
+                    self.reference.take(),
                     mem,
                     regs.read(ADDR_REF_LUMA),
                     regs.read(ADDR_REF_CHROMA),
@@ -232,7 +238,7 @@ impl H1 {
             }
             None => None,
         };
-        let mut coder = FrameCoder::new(&params, &src, refpic);
+        let mut coder = FrameCoder::new(&params, &src, refpic, core::mem::take(&mut self.coder));
         let slices = coder.encode();
 
         // Slice NAL units: start code, NAL header, escaped slice_header() + slice_data().
@@ -324,6 +330,9 @@ impl H1 {
             c5 | ((nal_sizes.len() as u32 & 0xff) << CTRL5_COMPLETE_SLICES_SHIFT),
         );
         let mb_qps = coder.mbs.iter().map(|m| m.qp as u8).collect();
+        self.coder = coder.into_buffers();
+        self.input = Some(src);
+        self.reference = refp;
         Ok(RunReport {
             irq,
             stats,

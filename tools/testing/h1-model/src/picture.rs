@@ -49,10 +49,23 @@ impl Planes {
         self.mb_w * 8
     }
 
+    /// A picture of `mb_w` x `mb_h` macroblocks in the buffers of `spare` when
+    /// it has that size (contents unspecified, the caller overwrites them all),
+    /// else a new black one: pictures are recycled from frame to frame, since
+    /// fresh pages cost more than the copies into them.
+    pub fn reuse(spare: Option<Planes>, mb_w: usize, mb_h: usize) -> Self {
+        match spare {
+            Some(p) if p.mb_w == mb_w && p.mb_h == mb_h => p,
+            _ => Planes::new(mb_w, mb_h),
+        }
+    }
+
     /// Reads an input picture: `width` x `height` visible samples at `luma_stride`,
-    /// the rest of the last macroblock column and row filled by replicating the edge.
+    /// the rest of the last macroblock column and row filled by replicating the edge,
+    /// into the buffers of `spare` ([`Planes::reuse`]).
     #[allow(clippy::too_many_arguments)]
     pub fn load_input(
+        spare: Option<Planes>,
         mem: &dyn Memory,
         fmt: InputFormat,
         addr: [u32; 3],
@@ -62,7 +75,7 @@ impl Planes {
         mb_w: usize,
         mb_h: usize,
     ) -> Result<Self, BusError> {
-        let mut p = Planes::new(mb_w, mb_h);
+        let mut p = Planes::reuse(spare, mb_w, mb_h);
         let (s, cs) = (p.stride(), p.cstride());
         let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
         let mut row = vec![0u8; luma_stride.max(width)];
@@ -119,29 +132,49 @@ impl Planes {
         chroma: u32,
     ) -> Result<(), BusError> {
         mem.write(luma, &self.y)?;
-        let mut c = vec![0u8; self.cb.len() * 2];
-        for (i, (b, r)) in self.cb.iter().zip(&self.cr).enumerate() {
-            c[2 * i] = *b;
-            c[2 * i + 1] = *r;
+        // Row by row: a row-sized buffer stays in cache, a plane-sized one is
+        // fresh memory every frame.
+        let cs = self.cstride();
+        let mut c = vec![0u8; 2 * cs];
+        for (y, (b, r)) in self
+            .cb
+            .chunks_exact(cs)
+            .zip(self.cr.chunks_exact(cs))
+            .enumerate()
+        {
+            for (k, (cb, cr)) in b.iter().zip(r).enumerate() {
+                c[2 * k] = *cb;
+                c[2 * k + 1] = *cr;
+            }
+            mem.write(chroma.wrapping_add((y * 2 * cs) as u32), &c)?;
         }
-        mem.write(chroma, &c)
+        Ok(())
     }
 
-    /// Reads a picture stored by [`Planes::store_recon`].
+    /// Reads a picture stored by [`Planes::store_recon`] into the buffers of
+    /// `spare` ([`Planes::reuse`]).
     pub fn load_recon(
+        spare: Option<Planes>,
         mem: &dyn Memory,
         luma: u32,
         chroma: u32,
         mb_w: usize,
         mb_h: usize,
     ) -> Result<Self, BusError> {
-        let mut p = Planes::new(mb_w, mb_h);
+        let mut p = Planes::reuse(spare, mb_w, mb_h);
         mem.read(luma, &mut p.y)?;
-        let mut c = vec![0u8; p.cb.len() * 2];
-        mem.read(chroma, &mut c)?;
-        for i in 0..p.cb.len() {
-            p.cb[i] = c[2 * i];
-            p.cr[i] = c[2 * i + 1];
+        let cs = p.cstride();
+        let mut c = vec![0u8; 2 * cs];
+        for (y, (b, r)) in
+            p.cb.chunks_exact_mut(cs)
+                .zip(p.cr.chunks_exact_mut(cs))
+                .enumerate()
+        {
+            mem.read(chroma.wrapping_add((y * 2 * cs) as u32), &mut c)?;
+            for (k, (cb, cr)) in b.iter_mut().zip(r.iter_mut()).enumerate() {
+                *cb = c[2 * k];
+                *cr = c[2 * k + 1];
+            }
         }
         Ok(p)
     }
