@@ -167,9 +167,10 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 rcc.qp = plan.qp;
                 target = plan.target_bits;
             }
-            let done = d
-                .encode(&frame, ts, &params, &rcc)
-                .map_err(|e| dev_err(&format!("frame {i}"), e))?;
+            let t = std::time::Instant::now();
+            let done = d.encode(&frame, ts, &params, &rcc);
+            summary.encode_seconds += t.elapsed().as_secs_f64();
+            let done = done.map_err(|e| dev_err(&format!("frame {i}"), e))?;
             if done.error != 0 {
                 return Err(format!(
                     "frame {i} failed on the device: {}{}",

@@ -26,6 +26,8 @@ pub struct Summary {
     pub bitrate: u64,
     pub frames: Vec<FrameStat>,
     pub seconds: f64,
+    /// Time spent inside the device's encode calls (driver, core, hardware).
+    pub encode_seconds: f64,
 }
 
 impl Summary {
@@ -38,6 +40,7 @@ impl Summary {
             bitrate,
             frames: Vec::new(),
             seconds: 0.0,
+            encode_seconds: 0.0,
         }
     }
 
@@ -80,9 +83,10 @@ impl Summary {
         );
         let _ = writeln!(
             s,
-            "  speed    {:.1} frames/s ({:.2} s)",
+            "  speed    {:.1} frames/s ({:.2} s); the encoder alone {:.1} frames/s",
             n as f64 / self.seconds.max(1e-9),
-            self.seconds
+            self.seconds,
+            n as f64 / self.encode_seconds.max(1e-9),
         );
         if self.bitrate > 0 {
             // Error measured after the first second, where the buffer has settled.

@@ -78,22 +78,17 @@ impl Planes {
         let mut p = Planes::reuse(spare, mb_w, mb_h);
         let (s, cs) = (p.stride(), p.cstride());
         let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
-        let mut row = vec![0u8; luma_stride.max(width)];
         for y in 0..height {
-            mem.read(
-                addr[0].wrapping_add((y * luma_stride) as u32),
-                &mut row[..width],
-            )?;
-            p.y[y * s..y * s + width].copy_from_slice(&row[..width]);
+            let dst = &mut p.y[y * s..y * s + width];
+            mem.read(addr[0].wrapping_add((y * luma_stride) as u32), dst)?;
         }
         match fmt {
             InputFormat::I420 => {
                 let cstride = luma_stride / 2;
                 for y in 0..ch {
-                    mem.read(addr[1].wrapping_add((y * cstride) as u32), &mut row[..cw])?;
-                    p.cb[y * cs..y * cs + cw].copy_from_slice(&row[..cw]);
-                    mem.read(addr[2].wrapping_add((y * cstride) as u32), &mut row[..cw])?;
-                    p.cr[y * cs..y * cs + cw].copy_from_slice(&row[..cw]);
+                    let at = |a: u32| a.wrapping_add((y * cstride) as u32);
+                    mem.read(at(addr[1]), &mut p.cb[y * cs..y * cs + cw])?;
+                    mem.read(at(addr[2]), &mut p.cr[y * cs..y * cs + cw])?;
                 }
             }
             InputFormat::Nv12 => {
