@@ -321,14 +321,28 @@ done
 # v4l2-compliance 1.22.1 expects the format names of its own kernel: with
 # 6.1's "Y/UV 4:2:0" for NV12 it fails the format tests that compare names.
 # Those failures, and only those, are tolerated (vivid; vim2m has no NV12).
-skew="^\\s*fail: v4l2-test-formats\\.cpp\\(263\\): fmtdesc\\.description mismatch: was 'Y/UV 4:2:0', expected 'Y/CbCr 4:2:0'\$"
+skew="^fail: v4l2-test-formats\\.cpp\\(263\\): fmtdesc\\.description mismatch: was 'Y/UV 4:2:0', expected 'Y/CbCr 4:2:0'\$"
+# A run's failures other than those; empty when it passed.
+unexpected() {
+	grep "^vm-compliance $1: " "$vmlog.txt" | sed "s/^vm-compliance $1: //" |
+		grep -oE "fail: .*" | grep -vE "$skew" || true
+}
 for run in vim2m vim2m-streaming vivid-vid-cap vivid-vid-cap-streaming; do
+	other=$(unexpected "$run")
+	if [ -n "$other" ] && [[ $run == *-streaming ]] &&
+		grep -q "^vm-check: compliance $run-retry rc=" "$vmlog.txt" &&
+		[ -z "$(unexpected "$run-retry")" ]; then
+		# Reported, not hidden: the first run's failure and the retry's result.
+		echo "kernel-check: v4l2-compliance $run failed once and passed on the retry:" \
+			"$(echo "$other" | tr -s '\t\n' '  ')"
+		run=$run-retry
+		other=
+	fi
+	[ -z "$other" ] || vmfail "v4l2-compliance $run: $other"
 	out=$(grep "^vm-compliance $run: " "$vmlog.txt" | sed "s/^vm-compliance $run: //")
 	total=$(echo "$out" | grep -E "^Total for .*Failed: [0-9]+" | tail -1)
 	[ -n "$total" ] || vmfail "v4l2-compliance $run printed no result"
-	fails=$(echo "$out" | grep -E "^\s*fail: " || true)
-	other=$(echo "$fails" | grep -vE "$skew" | grep . || true)
-	[ -z "$other" ] || vmfail "v4l2-compliance $run: $other"
+	fails=$(echo "$out" | grep -oE "fail: .*" || true)
 	echo "kernel-check: v4l2-compliance $run: ${total#Total for }" \
 		"($(echo "$fails" | grep -c . || true) known format-name failures)"
 done
