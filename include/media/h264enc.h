@@ -21,6 +21,11 @@
 
 
 /**
+ * Number of context variables of 4:2:0 coding (ctxIdx 0 to 459).
+ */
+#define NUM_CONTEXTS 460
+
+/**
  * Size in bytes of the storage of an encoder context.
  */
 #define H264ENC_CTX_SIZE 2048
@@ -29,6 +34,11 @@
  * 64-bit words of [`Ctx::storage`].
  */
 #define H264ENC_CTX_STORAGE_WORDS 255
+
+/**
+ * Context variables in a table of [`h264enc_cabac_init_states`].
+ */
+#define H264ENC_CABAC_CONTEXTS 460
 
 /**
  * Largest header block [`h264enc_write_headers`] writes.
@@ -601,5 +611,23 @@ int32_t h264enc_get_stats(struct h264enc_ctx *ctx, struct h264enc_stats *stats);
  * `buf` must be writable for `len` bytes.
  */
 int32_t h264enc_write_filler(uint8_t *buf, size_t len, uint32_t size);
+
+/**
+ * Writes the initial CABAC context states of a slice into `states` (9.3.1.1).
+ *
+ * One byte per ctxIdx 0 to 459, `pStateIdx << 1 | valMPS`: those of I slices
+ * when `intra`, else those of `cabac_init_idc` (0 to 2), for SliceQP_Y
+ * `slice_qp` (0 to 51). Returns 0, or -EINVAL for a bad argument or a buffer
+ * shorter than `H264ENC_CABAC_CONTEXTS` bytes.
+ *
+ * # Safety
+ *
+ * `states` must be writable for `len` bytes.
+ */
+int32_t h264enc_cabac_init_states(bool intra,
+                                  uint8_t cabac_init_idc,
+                                  uint8_t slice_qp,
+                                  uint8_t *states,
+                                  size_t len);
 
 #endif  /* _MEDIA_H264ENC_H */

@@ -85,6 +85,44 @@ fn every_rate_control_mode_verifies() {
 }
 
 #[test]
+fn main_profile_codes_cabac_and_verifies() {
+    let clip = y4m("meadow", 176, 144, 30);
+    let args = ["--qp", "30", "--gop", "10"];
+    encode_and_verify("base-cqp", &clip, &args, false);
+    let mut main = vec!["--profile", "main"];
+    main.extend_from_slice(&args);
+    encode_and_verify("main-cqp", &clip, &main, false);
+    // Same pictures (the virtual H1 decides the same), fewer bytes with CABAC.
+    let (b, m) = (tmp("base-cqp.h264"), tmp("main-cqp.h264"));
+    assert_eq!(
+        std::fs::read(tmp("base-cqp.yuv")).unwrap(),
+        std::fs::read(tmp("main-cqp.yuv")).unwrap()
+    );
+    let (bl, ml) = (
+        std::fs::metadata(b).unwrap().len(),
+        std::fs::metadata(m).unwrap().len(),
+    );
+    assert!(ml * 100 < bl * 97, "CABAC {ml} bytes, CAVLC {bl}");
+    // Rate control moves the QP inside frames (mb_qp_delta), with slices and
+    // a long-term reference.
+    encode_and_verify(
+        "main-cbr",
+        &clip,
+        &[
+            "--profile",
+            "main",
+            "--bitrate",
+            "150k",
+            "--slices",
+            "3",
+            "--ltr-period",
+            "5",
+        ],
+        true,
+    );
+}
+
+#[test]
 fn long_term_references_and_temporal_layers_verify() {
     let clip = y4m("testsrc2", 176, 144, 24);
     encode_and_verify("ltr", &clip, &["--qp", "28", "--ltr-period", "4"], false);

@@ -146,12 +146,33 @@ static int hantro_h264_enc_config(struct hantro_ctx *ctx,
 	return 0;
 }
 
+/*
+ * Fills the H1's CABAC context table (H1_H264_CABAC_TABLE_SIZE bytes): the
+ * core gives the states of each slice type and QP (9.3.1.1).
+ */
+static int hantro_h264_enc_cabac_table(u8 *table, u8 cabac_init_idc)
+{
+	unsigned int qp, inter;
+	int ret;
+
+	for (qp = 0; qp < 52; qp++) {
+		for (inter = 0; inter < 2; inter++) {
+			ret = h264enc_cabac_init_states(!inter, cabac_init_idc, qp,
+							table, H1_H264_CABAC_STRIDE);
+			if (ret)
+				return ret;
+			table += H1_H264_CABAC_STRIDE;
+		}
+	}
+	return 0;
+}
+
 /**
  * hantro_h1_h264_enc_init() - start an H.264 encoding session
  * @ctx: the hantro context
  *
  * Configures the Rust core from the formats and controls, and allocates the
- * reconstruction buffers and the NAL size table.
+ * reconstruction buffers, the NAL size table and, for CABAC, the context table.
  *
  * Return: 0 or a negative errno.
  */
@@ -187,9 +208,21 @@ int hantro_h1_h264_enc_init(struct hantro_ctx *ctx)
 	ret = hantro_h264_enc_alloc(ctx, &enc->nal_table, ALIGN((h + 1) * 4, 8));
 	if (ret)
 		goto err_bufs;
+	if (cfg.entropy_cabac) {
+		ret = hantro_h264_enc_alloc(ctx, &enc->cabac_table,
+					    H1_H264_CABAC_TABLE_SIZE);
+		if (!ret)
+			ret = hantro_h264_enc_cabac_table(enc->cabac_table.cpu,
+							  cfg.cabac_init_idc);
+		if (ret)
+			goto err_tables;
+	}
 	enc->pending = false;
 	return 0;
 
+err_tables:
+	hantro_h264_enc_free(ctx, &enc->cabac_table);
+	hantro_h264_enc_free(ctx, &enc->nal_table);
 err_bufs:
 	while (i--)
 		hantro_h264_enc_free(ctx, &enc->rec[i]);
@@ -212,6 +245,7 @@ void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx)
 		hantro_h264_enc_free(ctx, &enc->rec[i]);
 	enc->num_rec = 0;
 	hantro_h264_enc_free(ctx, &enc->nal_table);
+	hantro_h264_enc_free(ctx, &enc->cabac_table);
 	kfree(enc->core);
 	enc->core = NULL;
 }
@@ -307,6 +341,9 @@ static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
 	vepu_write_relaxed(vpu, size - enc->hw_offset, H1_H264_REG_STR_BUF_LIMIT);
 	memset(enc->nal_table.cpu, 0, enc->nal_table.size);
 	vepu_write_relaxed(vpu, enc->nal_table.dma, H1_H264_REG_ADDR_OUTPUT_CTRL);
+	if (enc->cabac_table.cpu)
+		vepu_write_relaxed(vpu, enc->cabac_table.dma,
+				   H1_H264_REG_ADDR_CABAC_TBL);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct hantro_h264_enc_buf {
  * @rec: reconstruction buffers, luma then interleaved chroma
  * @num_rec: number of @rec buffers in use
  * @nal_table: NAL size table the hardware fills
+ * @cabac_table: CABAC context states the hardware loads (CABAC only)
  * @plan: the frame being encoded
  * @header_bytes: bytes the core wrote at the start of the CAPTURE buffer
  * @hw_offset: 8-byte aligned offset where the hardware writes
@@ -45,6 +46,7 @@ struct hantro_h264_enc_hw_ctx {
 	struct hantro_h264_enc_buf rec[HANTRO_H264_ENC_MAX_REC];
 	unsigned int num_rec;
 	struct hantro_h264_enc_buf nal_table;
+	struct hantro_h264_enc_buf cabac_table;
 	struct h264enc_frame_plan plan;
 	u32 header_bytes;
 	u32 hw_offset;

@@ -146,6 +146,29 @@ static void hantro_h264_enc_test_payload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hantro_h264_enc_payload(100, 10, U32_MAX), -EOVERFLOW);
 }
 
+/* The CABAC table: per QP the I-slice states, then the P-slice ones. */
+static void hantro_h264_enc_test_cabac_table(struct kunit *test)
+{
+	u8 *t = kunit_kzalloc(test, H1_H264_CABAC_TABLE_SIZE, GFP_KERNEL);
+	const u8 *qp30_i, *qp30_p;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, hantro_h264_enc_cabac_table(t, 1), 0);
+	qp30_i = t + 60 * H1_H264_CABAC_STRIDE;
+	qp30_p = qp30_i + H1_H264_CABAC_STRIDE;
+	/* ctxIdx 60 is (m, n) = (0, 41) everywhere: pStateIdx 22, valMPS 0. */
+	KUNIT_EXPECT_EQ(test, qp30_i[60], 22 << 1);
+	KUNIT_EXPECT_EQ(test, qp30_p[60], 22 << 1);
+	/* ctxIdx 11 (mb_skip_flag) of cabac_init_idc 1 is (22, 25): 66 at QP 30. */
+	KUNIT_EXPECT_EQ(test, qp30_p[11], (66 - 64) << 1 | 1);
+	/* ctxIdx 3 (I-slice mb_type) is (20, -15): 22 at QP 30; 0 at QP 0 clips to 1. */
+	KUNIT_EXPECT_EQ(test, qp30_i[3], (63 - 22) << 1);
+	KUNIT_EXPECT_EQ(test, t[3], (63 - 1) << 1);
+	/* The four spare bytes of each block stay zero. */
+	KUNIT_EXPECT_EQ(test, qp30_p[460] | qp30_p[463], 0);
+	KUNIT_EXPECT_EQ(test, hantro_h264_enc_cabac_table(t, 3), -EINVAL);
+}
+
 static struct kunit_case hantro_h264_enc_test_cases[] = {
 	KUNIT_CASE(hantro_h264_enc_test_hdr_rem),
 	KUNIT_CASE(hantro_h264_enc_test_pack_rc),
@@ -153,6 +176,7 @@ static struct kunit_case hantro_h264_enc_test_cases[] = {
 	KUNIT_CASE(hantro_h264_enc_test_checkpoint_bits),
 	KUNIT_CASE(hantro_h264_enc_test_count_nals),
 	KUNIT_CASE(hantro_h264_enc_test_payload),
+	KUNIT_CASE(hantro_h264_enc_test_cabac_table),
 	{}
 };
 

@@ -68,6 +68,13 @@
 #define H1_H264_REG_STR_HDR_REM_MSB		0x058
 #define H1_H264_REG_STR_HDR_REM_LSB		0x05c
 #define H1_H264_REG_STR_BUF_LIMIT		0x060
+/*
+ * CABAC context table: for each SliceQP_Y 0..51, the initial context states
+ * of I slices then those of P slices, H1_H264_CABAC_STRIDE bytes each.
+ */
+#define H1_H264_REG_ADDR_CABAC_TBL		0x0cc
+#define H1_H264_CABAC_STRIDE			464
+#define H1_H264_CABAC_TABLE_SIZE		(52 * 2 * H1_H264_CABAC_STRIDE)
 #define H1_H264_REG_MAD_CTRL			0x064
 #define     H1_H264_MAD_QP_SUM_DIV2(x)		((x) & 0x1fffff)
 #define     H1_H264_MAD_THRESHOLD(x)		(((x) & 0x3f) << 22)

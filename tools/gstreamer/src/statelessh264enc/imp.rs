@@ -137,7 +137,7 @@ impl ObjectImpl for StatelessH264Enc {
                     d.keyframe_interval,
                 ),
                 glib::ParamSpecBoolean::builder("cabac")
-                    .blurb("CABAC entropy coding (main profile); the virtual H1 codes CAVLC only so far")
+                    .blurb("CABAC entropy coding (main profile)")
                     .default_value(d.cabac)
                     .mutable_ready()
                     .build(),

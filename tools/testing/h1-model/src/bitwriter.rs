@@ -73,6 +73,14 @@ impl BitWriter {
         }
     }
 
+    /// Writes rbsp_alignment_zero_bits up to the next byte boundary.
+    pub fn align_zero(&mut self) {
+        if self.nbits > 0 {
+            let pad = 8 - self.nbits;
+            self.put(pad, 0);
+        }
+    }
+
     /// Returns the bytes; the writer must be byte aligned.
     pub fn into_bytes(self) -> Vec<u8> {
         debug_assert_eq!(self.nbits, 0);

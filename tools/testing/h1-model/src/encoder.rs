@@ -1,6 +1,7 @@
 //! The macroblock engine: mode decision, residual coding and reconstruction of one frame.
 
 use crate::bitwriter::BitWriter;
+use crate::cabac::{CabacEncoder, NUM_CONTEXTS};
 use crate::cavlc::{write_block, LEVEL_CLAMP};
 use crate::inter::{sad, satd, satd4x4};
 use crate::inter_mb::InterMb;
@@ -34,6 +35,9 @@ pub struct FrameParams {
     pub search_range: [i32; 2],
     /// In-frame rate control (checkpoints, MAD) as programmed.
     pub inframe: InFrameRc,
+    /// CABAC: the initial context states of every slice (from the driver's
+    /// table, for the slice QP and type); CAVLC when absent.
+    pub cabac_init: Option<[u8; NUM_CONTEXTS]>,
 }
 
 /// What a macroblock left for its neighbours (CAVLC contexts, intra modes, deblocking).
@@ -52,6 +56,14 @@ pub struct MbInfo {
     pub nzc: [[u8; 4]; 2],
     /// Intra4x4PredMode per 4x4 block (raster); DC for other macroblock types.
     pub i4_modes: [u8; 16],
+    /// coded_block_pattern (chroma in bits 5..4) as CABAC contexts see it.
+    pub cbp: u8,
+    /// intra_chroma_pred_mode.
+    pub chroma_mode: u8,
+    /// coded_block_flag of each block ([`crate::cabac_mb`] gives the bits).
+    pub cbf: u32,
+    /// |mvd| per 4x4 block (raster) and component, saturated at 255.
+    pub mvd: [[u8; 2]; 16],
 }
 
 /// Statistics of a coded frame, as the H1 reports them.
@@ -88,6 +100,10 @@ pub struct FrameCoder<'a> {
     pub rc: InFrameRc,
     mb_w: usize,
     mb_h: usize,
+    /// The CABAC engine of the slice being coded (CAVLC when absent).
+    cabac: Option<Box<CabacEncoder>>,
+    /// Whether the previous macroblock of the slice had a non-zero mb_qp_delta.
+    prev_qp_delta_nz: bool,
 }
 
 /// The per-frame buffers of a [`FrameCoder`], kept from frame to frame.
@@ -172,6 +188,8 @@ impl<'a> FrameCoder<'a> {
             rc: p.inframe.clone(),
             mb_w,
             mb_h,
+            cabac: None,
+            prev_qp_delta_nz: false,
         }
     }
 
@@ -201,14 +219,26 @@ impl<'a> FrameCoder<'a> {
             let mut bw = BitWriter::new();
             let mut skip_run = 0u32;
             let mut qp_prev = self.p.qp;
+            self.cabac = self.p.cabac_init.map(|c| Box::new(CabacEncoder::new(c)));
+            self.prev_qp_delta_nz = false;
             for mby in first_row..last_row {
                 for mbx in 0..self.mb_w {
-                    self.rc.before_mb(mb_count, bits_done + bw.bit_len() as u64);
+                    let bits = match &self.cabac {
+                        Some(e) => e.bit_len(),
+                        None => bw.bit_len(),
+                    };
+                    self.rc.before_mb(mb_count, bits_done + bits as u64);
                     mb_count += 1;
                     self.code_mb(&mut bw, slice_idx, mbx, mby, &mut skip_run, &mut qp_prev);
+                    if let Some(e) = self.cabac.as_mut() {
+                        // end_of_slice_flag.
+                        e.terminate(mby + 1 == last_row && mbx + 1 == self.mb_w);
+                    }
                 }
             }
-            if skip_run > 0 {
+            if let Some(e) = self.cabac.take() {
+                bw = e.finish();
+            } else if skip_run > 0 {
                 bw.ue(skip_run);
             }
             bits_done += bw.bit_len() as u64;
@@ -227,7 +257,7 @@ impl<'a> FrameCoder<'a> {
         self.mb_w
     }
 
-    fn mb(&self, mbx: i32, mby: i32, slice: i32) -> Option<&MbInfo> {
+    pub(crate) fn mb(&self, mbx: i32, mby: i32, slice: i32) -> Option<&MbInfo> {
         if mbx < 0 || mby < 0 || mbx >= self.mb_w as i32 || mby >= self.mb_h as i32 {
             return None;
         }
@@ -303,13 +333,13 @@ impl<'a> FrameCoder<'a> {
             // a residual (zooms, slow motion at high QP).
             if skip_cost <= EARLY_SKIP_LAMBDAS * lam {
                 self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
-                *skip_run += 1;
+                self.code_skip(idx, skip_run);
                 return;
             }
             let inter = self.decide_inter(rp, slice, mbx, mby, &src, skip_mv, lam);
             if skip_cost <= inter.cost.saturating_add(2 * lam) {
                 self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
-                *skip_run += 1;
+                self.code_skip(idx, skip_run);
                 return;
             }
             // Intra prediction only where motion compensation predicts poorly.
@@ -335,18 +365,16 @@ impl<'a> FrameCoder<'a> {
                 let chroma = self.code_chroma(x, y, qp, false, &cpred);
                 if inter.mv == skip.mv && luma.cbp == 0 && chroma.cbp == 0 {
                     self.commit_skip(idx, mbx, mby, skip_mv, &luma.rec, &chroma.rec, *qp_prev);
-                    *skip_run += 1;
+                    self.code_skip(idx, skip_run);
                     return;
                 }
-                bw.ue(*skip_run);
-                *skip_run = 0;
+                self.code_not_skipped(bw, idx, skip_run);
                 self.write_inter(
                     bw, slice, idx, mbx, mby, &inter, &luma, &chroma, qp, qp_prev,
                 );
                 return;
             }
-            bw.ue(*skip_run);
-            *skip_run = 0;
+            self.code_not_skipped(bw, idx, skip_run);
             inter_cost = Some((i16_mode, i16_cost, i4));
         }
         let (i16_mode, i16_cost, i4) = match inter_cost {
@@ -373,6 +401,32 @@ impl<'a> FrameCoder<'a> {
                 qp,
                 qp_prev,
             );
+        }
+    }
+
+    /// mb_skip_flag 1, or one more in mb_skip_run.
+    fn code_skip(&mut self, idx: usize, skip_run: &mut u32) {
+        match self.cabac.take() {
+            Some(mut e) => {
+                self.cabac_skip_flag(&mut e, idx, true);
+                self.prev_qp_delta_nz = false;
+                self.cabac = Some(e);
+            }
+            None => *skip_run += 1,
+        }
+    }
+
+    /// mb_skip_flag 0 (P slices), or the mb_skip_run before a coded macroblock.
+    fn code_not_skipped(&mut self, bw: &mut BitWriter, idx: usize, skip_run: &mut u32) {
+        match self.cabac.take() {
+            Some(mut e) => {
+                self.cabac_skip_flag(&mut e, idx, false);
+                self.cabac = Some(e);
+            }
+            None => {
+                bw.ue(*skip_run);
+                *skip_run = 0;
+            }
         }
     }
 
@@ -880,14 +934,24 @@ impl<'a> FrameCoder<'a> {
         nc_from(na, nb)
     }
 
-    fn write_qp_delta(&mut self, bw: &mut BitWriter, qp: i32, qp_prev: &mut i32) {
+    fn write_qp_delta(
+        &mut self,
+        bw: &mut BitWriter,
+        cabac: Option<&mut CabacEncoder>,
+        qp: i32,
+        qp_prev: &mut i32,
+    ) {
         let mut d = qp - *qp_prev;
         if d > 25 {
             d -= 52;
         } else if d < -26 {
             d += 52;
         }
-        bw.se(d);
+        match cabac {
+            Some(e) => crate::cabac_syntax::mb_qp_delta(e, self.prev_qp_delta_nz, d),
+            None => bw.se(d),
+        }
+        self.prev_qp_delta_nz = d != 0;
         *qp_prev = qp;
     }
 
@@ -972,7 +1036,11 @@ impl<'a> FrameCoder<'a> {
         qp: i32,
         qp_prev: &mut i32,
     ) {
-        self.write_inter_pred(bw, slice, mbx, mby, inter);
+        let mut cabac = self.cabac.take();
+        match cabac.as_deref_mut() {
+            Some(e) => self.cabac_inter_pred(e, slice, mbx, mby, inter),
+            None => self.write_inter_pred(bw, slice, mbx, mby, inter),
+        }
         self.stats.part_counts[inter.mode.mb_type() as usize] += 1;
         if let crate::inter_mb::PartMode::P8x8(subs) = inter.mode {
             for s in subs {
@@ -980,17 +1048,31 @@ impl<'a> FrameCoder<'a> {
             }
         }
         let cbp = luma.cbp | (chroma.cbp << 4);
-        bw.ue(CBP_INTER_CODE[cbp as usize] as u32);
+        self.mbs[idx].cbp = cbp as u8;
+        match cabac.as_deref_mut() {
+            Some(e) => self.cabac_cbp(e, idx, cbp),
+            None => bw.ue(CBP_INTER_CODE[cbp as usize] as u32),
+        }
         let qp_coded = if cbp != 0 {
-            self.write_qp_delta(bw, qp, qp_prev);
+            self.write_qp_delta(bw, cabac.as_deref_mut(), qp, qp_prev);
             qp
         } else {
+            self.prev_qp_delta_nz = false;
             *qp_prev
         };
         self.mbs[idx].qp = qp_coded;
         self.stats.qp_sum += qp_coded as u32;
-        self.write_luma_residual(bw, idx, luma, false);
-        self.write_chroma_residual(bw, idx, chroma);
+        match cabac.as_deref_mut() {
+            Some(e) => {
+                self.cabac_luma_residual(e, idx, &luma.levels, None, luma.cbp);
+                self.cabac_chroma_residual(e, idx, &chroma.dc, &chroma.ac, chroma.cbp);
+            }
+            None => {
+                self.write_luma_residual(bw, idx, luma, false);
+                self.write_chroma_residual(bw, idx, chroma);
+            }
+        }
+        self.cabac = cabac;
         self.store_rec(mbx, mby, &luma.rec, &chroma.rec);
     }
 
@@ -1011,55 +1093,51 @@ impl<'a> FrameCoder<'a> {
         let (cmode, cpred) = self.chroma_intra(slice, x, y);
         let chroma = self.code_chroma(x, y, qp, true, &cpred);
         let luma = &i4.0;
+        let mut cabac = self.cabac.take();
         let base = if self.p.intra { 0 } else { 5 };
         self.mbs[idx].intra = true;
+        self.mbs[idx].chroma_mode = cmode;
         self.stats.intra_mbs += 1;
-        match i16_mode {
-            Some(mode) => {
-                let t = 1 + mode as u32 + 4 * chroma.cbp + if luma.cbp != 0 { 12 } else { 0 };
-                bw.ue(base + t);
-            }
-            None => {
-                bw.ue(base);
-                self.mbs[idx].i4x4 = true;
-                self.mbs[idx].i4_modes = i4.1;
-                // Mode prediction (8.3.1.1) with the neighbours as they are now.
-                for blk_idx in 0..16 {
-                    let r = BLK_TO_RASTER[blk_idx];
-                    let (bx, by) = (r % 4, r / 4);
-                    let a = if bx > 0 {
-                        Some(i4.1[r - 1])
-                    } else {
-                        self.i4_neighbour_mode(x - 1, y, slice, by * 4 + 3)
-                    };
-                    let b = if by > 0 {
-                        Some(i4.1[r - 4])
-                    } else {
-                        self.i4_neighbour_mode(x, y - 1, slice, 12 + bx)
-                    };
-                    let pred = match (a, b) {
-                        (Some(a), Some(b)) => a.min(b),
-                        _ => intra::I4_DC,
-                    };
-                    let m = i4.1[r];
-                    if m == pred {
-                        bw.flag(true);
-                    } else {
-                        bw.flag(false);
-                        bw.put(3, (if m < pred { m } else { m - 1 }) as u32);
+        let cbp = luma.cbp | (chroma.cbp << 4);
+        self.mbs[idx].cbp = cbp as u8;
+        let mb_type = match i16_mode {
+            Some(mode) => 1 + mode as u32 + 4 * chroma.cbp + if luma.cbp != 0 { 12 } else { 0 },
+            None => 0,
+        };
+        match cabac.as_deref_mut() {
+            Some(e) => self.cabac_mb_type_intra(e, idx, mb_type),
+            None => bw.ue(base + mb_type),
+        }
+        if i16_mode.is_none() {
+            self.mbs[idx].i4x4 = true;
+            self.mbs[idx].i4_modes = i4.1;
+            for rem in self.i4_rem_modes(slice, x, y, &i4.1) {
+                match cabac.as_deref_mut() {
+                    Some(e) => crate::cabac_syntax::intra4x4_pred_mode(e, rem),
+                    None => {
+                        bw.flag(rem.is_none());
+                        if let Some(r) = rem {
+                            bw.put(3, r as u32);
+                        }
                     }
                 }
             }
         }
-        bw.ue(cmode as u32);
-        let cbp = luma.cbp | (chroma.cbp << 4);
+        match cabac.as_deref_mut() {
+            Some(e) => self.cabac_chroma_pred_mode(e, idx, cmode),
+            None => bw.ue(cmode as u32),
+        }
         if i16_mode.is_none() {
-            bw.ue(CBP_INTRA_CODE[cbp as usize] as u32);
+            match cabac.as_deref_mut() {
+                Some(e) => self.cabac_cbp(e, idx, cbp),
+                None => bw.ue(CBP_INTRA_CODE[cbp as usize] as u32),
+            }
         }
         let qp_coded = if i16_mode.is_some() || cbp != 0 {
-            self.write_qp_delta(bw, qp, qp_prev);
+            self.write_qp_delta(bw, cabac.as_deref_mut(), qp, qp_prev);
             qp
         } else {
+            self.prev_qp_delta_nz = false;
             *qp_prev
         };
         self.mbs[idx].qp = qp_coded;
@@ -1072,10 +1150,49 @@ impl<'a> FrameCoder<'a> {
                 mv: [0, 0],
             },
         );
-        self.write_luma_residual(bw, idx, luma, i16_mode.is_some());
-        self.write_chroma_residual(bw, idx, &chroma);
+        match cabac.as_deref_mut() {
+            Some(e) => {
+                let dc = i16_mode.map(|_| &luma.dc);
+                self.cabac_luma_residual(e, idx, &luma.levels, dc, luma.cbp);
+                self.cabac_chroma_residual(e, idx, &chroma.dc, &chroma.ac, chroma.cbp);
+            }
+            None => {
+                self.write_luma_residual(bw, idx, luma, i16_mode.is_some());
+                self.write_chroma_residual(bw, idx, &chroma);
+            }
+        }
+        self.cabac = cabac;
         let lrec = luma.rec;
         self.store_rec(mbx, mby, &lrec, &chroma.rec);
+    }
+
+    /// rem_intra4x4_pred_mode of each 4x4 block in coding order, None where
+    /// the predicted mode is used (8.3.1.1, with the neighbours as they are now).
+    fn i4_rem_modes(&self, slice: i32, x: i32, y: i32, modes: &[u8; 16]) -> [Option<u8>; 16] {
+        let mut out = [None; 16];
+        for (blk_idx, o) in out.iter_mut().enumerate() {
+            let r = BLK_TO_RASTER[blk_idx];
+            let (bx, by) = (r % 4, r / 4);
+            let a = if bx > 0 {
+                Some(modes[r - 1])
+            } else {
+                self.i4_neighbour_mode(x - 1, y, slice, by * 4 + 3)
+            };
+            let b = if by > 0 {
+                Some(modes[r - 4])
+            } else {
+                self.i4_neighbour_mode(x, y - 1, slice, 12 + bx)
+            };
+            let pred = match (a, b) {
+                (Some(a), Some(b)) => a.min(b),
+                _ => intra::I4_DC,
+            };
+            let m = modes[r];
+            if m != pred {
+                *o = Some(if m < pred { m } else { m - 1 });
+            }
+        }
+        out
     }
 
     fn i4_neighbour_mode(&self, mbx: i32, mby: i32, slice: i32, r: usize) -> Option<u8> {

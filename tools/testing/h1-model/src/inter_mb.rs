@@ -56,7 +56,7 @@ impl Part {
     }
 
     /// The 4x4 blocks it covers, as a raster bit mask.
-    fn mask(&self) -> u16 {
+    pub(crate) fn mask(&self) -> u16 {
         let mut m = 0;
         for y in self.y4..self.y4 + self.h4 {
             for x in self.x4..self.x4 + self.w4 {
@@ -177,7 +177,14 @@ fn try_around(
 
 impl FrameCoder<'_> {
     /// mvpLX of `part` (8.4.1.3), with the blocks of this macroblock in `done` decoded.
-    fn part_mvp(&self, slice: i32, mbx: usize, mby: usize, part: &Part, done: u16) -> [i32; 2] {
+    pub(crate) fn part_mvp(
+        &self,
+        slice: i32,
+        mbx: usize,
+        mby: usize,
+        part: &Part,
+        done: u16,
+    ) -> [i32; 2] {
         let (a, b, c) = self.neighbours(
             slice,
             (mbx * 4 + part.x4) as i32,
@@ -189,7 +196,7 @@ impl FrameCoder<'_> {
         mvpred::predict(0, a, b, c, part.shape)
     }
 
-    fn set_part_motion(&mut self, mbx: usize, mby: usize, part: &Part, mv: [i32; 2]) {
+    pub(crate) fn set_part_motion(&mut self, mbx: usize, mby: usize, part: &Part, mv: [i32; 2]) {
         let w4 = self.mb_w() * 4;
         for y in part.y4..part.y4 + part.h4 {
             for x in part.x4..part.x4 + part.w4 {

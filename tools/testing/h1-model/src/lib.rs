@@ -12,6 +12,9 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod bitwriter;
+pub mod cabac;
+mod cabac_mb;
+pub mod cabac_syntax;
 pub mod cavlc;
 pub mod deblock;
 pub mod encoder;
@@ -157,7 +160,7 @@ impl H1 {
             return Err(IRQ_CONFIG_ERROR);
         }
         let range = regs.read(H264_SEARCH_RANGE);
-        let params = FrameParams {
+        let mut params = FrameParams {
             intra,
             qp,
             qp_min,
@@ -180,10 +183,29 @@ impl H1 {
                 },
             ],
             inframe: ratectl::InFrameRc::from_regs(regs),
+            cabac_init: None,
         };
-        if regs.read(ENC_CTRL2) & (CTRL2_ENTROPY_CABAC | CTRL2_TRANS8X8) != 0 {
-            // CABAC and the 8x8 transform are not modelled yet.
+        if regs.read(ENC_CTRL2) & CTRL2_TRANS8X8 != 0 {
+            // The 8x8 transform is not modelled yet.
             return Err(IRQ_CONFIG_ERROR);
+        }
+        let cabac_init_idc = regs.field(ENC_CTRL2, CTRL2_CABAC_INIT_IDC_SHIFT, 2);
+        let cabac = regs.read(ENC_CTRL2) & CTRL2_ENTROPY_CABAC != 0;
+        if cabac && cabac_init_idc > 2 {
+            return Err(IRQ_CONFIG_ERROR);
+        }
+        if cabac {
+            // The states of this picture's slice QP and slice type.
+            let mut t = [0u8; cabac::NUM_CONTEXTS];
+            let off = (qp as usize * 2 + usize::from(!intra)) * CABAC_TABLE_STRIDE;
+            mem.read(regs.read(ADDR_CABAC_TBL).wrapping_add(off as u32), &mut t)
+                .map_err(bus)?;
+            // 9.3.1.1 never gives pStateIdx 63 (end_of_slice_flag, ctxIdx 276,
+            // is not read from the table): such a table is not one a driver computed.
+            if t.iter().enumerate().any(|(i, &v)| i != 276 && v >> 1 > 62) {
+                return Err(IRQ_CONFIG_ERROR);
+            }
+            params.cabac_init = Some(t);
         }
         let ext = regs.read(H264_SLICE_EXT);
         let log2_max_frame_num = ((ext >> EXT_LOG2_MAX_FRAME_NUM_M4_SHIFT) & 0xf) + 4;
@@ -221,7 +243,7 @@ impl H1 {
                 idc => Some((idc - 1, ref_mod >> REF_MOD_VALUE_SHIFT)),
             },
             mark_long_term: ext & EXT_MARK_LONG_TERM != 0,
-            cabac_init_idc: None,
+            cabac_init_idc: (cabac && !intra).then_some(cabac_init_idc),
             slice_qp_delta: qp - init_qp,
             disable_deblocking_filter_idc: deblock_idc,
             alpha_div2: alpha,
@@ -250,9 +272,20 @@ impl H1 {
             h.first_mb_in_slice = s.first_mb as u32;
             h.write(&mut bw);
             let mut rbsp = bw;
+            if cabac {
+                // cabac_alignment_one_bit.
+                while !rbsp.bit_len().is_multiple_of(8) {
+                    rbsp.put(1, 1);
+                }
+            }
             let data = s.data.into_bits();
             rbsp.append_bits(&data.0, data.1);
-            rbsp.trailing();
+            if cabac {
+                // The flush at end_of_slice_flag wrote the rbsp_stop_one_bit.
+                rbsp.align_zero();
+            } else {
+                rbsp.trailing();
+            }
             let rbsp = rbsp.into_bytes();
             let mut nal = Vec::with_capacity(rbsp.len() * 9 / 8 + 8);
             if byte_stream {

@@ -83,6 +83,14 @@ pub const STR_HDR_REM_MSB: usize = 0x058;
 pub const STR_HDR_REM_LSB: usize = 0x05c;
 pub const STR_BUF_LIMIT: usize = 0x060;
 
+/// CABAC context table: per SliceQP_Y 0..51, the initial states of I slices then
+/// those of P slices (for the programmed cabac_init_idc), each
+/// [`CABAC_TABLE_STRIDE`] bytes of `pStateIdx << 1 | valMPS` per ctxIdx.
+pub const ADDR_CABAC_TBL: usize = 0x0cc;
+pub const CABAC_TABLE_STRIDE: usize = 464;
+/// Bytes of the whole table.
+pub const CABAC_TABLE_SIZE: usize = 52 * 2 * CABAC_TABLE_STRIDE;
+
 pub const MAD_CTRL: usize = 0x064;
 pub const MAD_QP_SUM_DIV2_MASK: u32 = 0x1f_ffff;
 pub const MAD_THRESHOLD_SHIFT: u32 = 22;

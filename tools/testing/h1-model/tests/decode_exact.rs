@@ -11,7 +11,7 @@ fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4])
     let yuv = clip(name, cfg.width, cfg.height, frames);
     let enc = encode(&yuv, cfg);
     let tag = format!(
-        "{name}-{}x{}-qp{}-db{}-rows{}-part{}{}{}",
+        "{name}-{}x{}-qp{}-db{}-rows{}-part{}{}{}{}",
         cfg.width,
         cfg.height,
         cfg.qp,
@@ -19,7 +19,8 @@ fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4])
         cfg.slice_rows,
         cfg.partitions,
         if cfg.nv12 { "-nv12" } else { "" },
-        if cfg.constrained_intra { "-cip" } else { "" }
+        if cfg.constrained_intra { "-cip" } else { "" },
+        cfg.cabac.map_or(String::new(), |i| format!("-cabac{i}"))
     );
     let frame_len = cfg.width * cfg.height * 3 / 2;
     if enc.recon.len() != frames * frame_len {
@@ -27,6 +28,9 @@ fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4])
             "{tag}: {} recon bytes for {frames} frames",
             enc.recon.len()
         ));
+    }
+    if let Ok(dir) = std::env::var("H1_DUMP_DIR") {
+        std::fs::write(format!("{dir}/{tag}.h264"), &enc.stream).unwrap();
     }
     let dec = ffmpeg_decode(&enc.stream).map_err(|e| format!("{tag}: {e}"))?;
     if dec != enc.recon {
@@ -76,18 +80,26 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
     let mut count = 0;
     // Per partition setting: mb_type counts, sub_mb_type counts.
     let mut seen = [([0u32; 4], [0u32; 4]); 3];
+    // CABAC configurations per cabac_init_idc.
+    let mut idcs = [0u32; 3];
     for &(w, h) in sizes {
         for content in ["flat", "noise", "testsrc2", "meadow"] {
             for qp in [10, 26, 40, 51] {
                 for deblock_idc in [0, 1, 2] {
-                    for slices in [1, 3] {
+                    for (slices, entropy) in [1, 3].into_iter().flat_map(|s| [(s, 0), (s, 1)]) {
                         let rows = if slices == 1 {
                             0
                         } else {
                             mbs(h).div_ceil(3) as u32
                         };
-                        // Each configuration takes one of the three partition settings in turn.
-                        let partitions = (count % 3) as u8;
+                        // Each configuration takes one of the three partition
+                        // settings in turn, and each CABAC one of the three
+                        // cabac_init_idc values.
+                        let partitions = (count / 2 % 3) as u8;
+                        let cabac = (entropy == 1).then_some((count / 2 / 3 % 3) as u32);
+                        if let Some(idc) = cabac {
+                            idcs[idc as usize] += 1;
+                        }
                         let cfg = Config {
                             width: w,
                             height: h,
@@ -96,6 +108,7 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
                             slice_rows: rows,
                             gop: 3,
                             partitions,
+                            cabac,
                             ..Default::default()
                         };
                         count += 1;
@@ -120,7 +133,11 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
         failures.len(),
         failures.join("\n")
     );
-    eprintln!("{count} configurations byte-exact; (mb_type, sub_mb_type) counts per partition setting: {seen:?}");
+    eprintln!("{count} configurations byte-exact (CABAC per cabac_init_idc: {idcs:?}); (mb_type, sub_mb_type) counts per partition setting: {seen:?}");
+    assert!(
+        idcs.iter().all(|&n| n > 0),
+        "every cabac_init_idc: {idcs:?}"
+    );
     // The registers gate the partitions, and with them on every shape is coded.
     assert_eq!(seen[0].0[1..], [0, 0, 0], "16x16 only: {seen:?}");
     assert_eq!(
@@ -183,13 +200,18 @@ fn nv12_input_codes_the_same_picture_as_i420() {
 
 #[test]
 fn constrained_intra_chroma_offset_and_filter_offsets() {
-    for (cip, cqo, alpha, beta) in [
-        (true, 0, 0, 0),
-        (false, 4, 0, 0),
-        (false, -6, 3, -2),
-        (true, 2, -6, 6),
+    for (cip, cqo, alpha, beta, cabac) in [
+        (true, 0, 0, 0, None),
+        (false, 4, 0, 0, None),
+        (false, -6, 3, -2, None),
+        (true, 2, -6, 6, None),
+        // CABAC: with constrained intra prediction, coded_block_flag contexts
+        // of intra macroblocks still see inter neighbours (9.3.3.1.1.9).
+        (true, -3, 1, 1, Some(0)),
+        (false, 5, -2, 2, Some(2)),
     ] {
         let cfg = Config {
+            cabac,
             constrained_intra: cip,
             chroma_qp_offset: cqo,
             alpha,

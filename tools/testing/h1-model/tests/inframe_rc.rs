@@ -26,6 +26,13 @@ fn check_decodes(enc: &Encoded, cfg: &Config) {
 
 #[test]
 fn checkpoints_step_the_qp_up_the_ladder() {
+    // CABAC too: its mb_qp_delta contexts depend on the previous macroblock's delta.
+    for cabac in [None, Some(1)] {
+        checkpoints(cabac);
+    }
+}
+
+fn checkpoints(cabac: Option<u32>) {
     let (w, h) = (352, 288);
     let yuv = clip("meadow", w, h, 3);
     let distance = 40u32;
@@ -51,6 +58,7 @@ fn checkpoints_step_the_qp_up_the_ladder() {
         qp: 30,
         gop: 10,
         extra_regs: extra,
+        cabac,
         ..Default::default()
     };
     let mut cfg_dist = cfg.clone();
@@ -98,6 +106,12 @@ fn checkpoints_step_the_qp_up_the_ladder() {
 
 #[test]
 fn mad_adjustment_lowers_the_qp_of_well_predicted_macroblocks() {
+    for cabac in [None, Some(2)] {
+        mad_adjustment(cabac);
+    }
+}
+
+fn mad_adjustment(cabac: Option<u32>) {
     let (w, h) = (176, 144);
     let yuv = clip("meadow", w, h, 4);
     // Threshold 63 (every inter macroblock qualifies), adjustment -2.
@@ -108,6 +122,7 @@ fn mad_adjustment_lowers_the_qp_of_well_predicted_macroblocks() {
         qp: 32,
         gop: 10,
         extra_regs: vec![(MAD_CTRL, mad)],
+        cabac,
         ..Default::default()
     };
     let enc = encode(&yuv, &cfg);

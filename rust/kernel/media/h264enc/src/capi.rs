@@ -10,6 +10,7 @@
 //! by cbindgen.
 #![allow(unsafe_code)]
 
+use super::cabac_init;
 use super::config::{Config, FrameParams};
 use super::encoder::{Encoder, Stats};
 use super::error::Error;
@@ -22,6 +23,9 @@ pub const H264ENC_CTX_SIZE: usize = 2048;
 
 /// 64-bit words of [`Ctx::storage`].
 pub const H264ENC_CTX_STORAGE_WORDS: usize = 255;
+
+/// Context variables in a table of [`h264enc_cabac_init_states`].
+pub const H264ENC_CABAC_CONTEXTS: usize = 460;
 
 /// Largest header block [`h264enc_write_headers`] writes.
 pub const H264ENC_MAX_HEADER_BYTES: usize = 256;
@@ -62,6 +66,7 @@ pub struct Ctx {
 const _: () = {
     assert!(size_of::<Ctx>() == H264ENC_CTX_SIZE);
     assert!(H264ENC_MAX_HEADER_BYTES == super::encoder::MAX_HEADER_BYTES);
+    assert!(H264ENC_CABAC_CONTEXTS == cabac_init::NUM_CONTEXTS);
     assert!(
         H264ENC_RC_CQP == super::config::rc_mode::CQP
             && H264ENC_RC_CBR == super::config::rc_mode::CBR
@@ -307,6 +312,35 @@ pub unsafe extern "C" fn h264enc_write_filler(buf: *mut u8, len: usize, size: u3
     let out = unsafe { core::slice::from_raw_parts_mut(buf, len) };
     match sei::write_filler(out, size as usize) {
         Ok(n) => n as i32,
+        Err(e) => errno(e),
+    }
+}
+
+/// Writes the initial CABAC context states of a slice into `states` (9.3.1.1).
+///
+/// One byte per ctxIdx 0 to 459, `pStateIdx << 1 | valMPS`: those of I slices
+/// when `intra`, else those of `cabac_init_idc` (0 to 2), for SliceQP_Y
+/// `slice_qp` (0 to 51). Returns 0, or -EINVAL for a bad argument or a buffer
+/// shorter than `H264ENC_CABAC_CONTEXTS` bytes.
+///
+/// # Safety
+///
+/// `states` must be writable for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn h264enc_cabac_init_states(
+    intra: bool,
+    cabac_init_idc: u8,
+    slice_qp: u8,
+    states: *mut u8,
+    len: usize,
+) -> i32 {
+    if states.is_null() {
+        return EINVAL;
+    }
+    // SAFETY: the caller guarantees `states` is writable for `len` bytes.
+    let out = unsafe { core::slice::from_raw_parts_mut(states, len) };
+    match cabac_init::init_states(intra, cabac_init_idc, slice_qp, out) {
+        Ok(()) => 0,
         Err(e) => errno(e),
     }
 }

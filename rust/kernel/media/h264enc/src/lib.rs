@@ -18,6 +18,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod bitstream;
+pub mod cabac_init;
 pub mod capi;
 pub mod config;
 pub mod dpb;

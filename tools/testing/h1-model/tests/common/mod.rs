@@ -26,6 +26,8 @@ pub struct Config {
     /// Inter partitions: 0 16x16 only, 1 also 16x8, 8x16, 8x8 (MUTIMV_EN),
     /// 2 also sub-8x8 (H264_INTER4X4_MODE).
     pub partitions: u8,
+    /// CABAC with this cabac_init_idc (Main profile); CAVLC when absent.
+    pub cabac: Option<u32>,
     /// Extra register writes after the standard programming (offset, value).
     pub extra_regs: Vec<(usize, u32)>,
 }
@@ -45,6 +47,7 @@ impl Default for Config {
             alpha: 0,
             beta: 0,
             partitions: 2,
+            cabac: None,
             extra_regs: Vec::new(),
         }
     }
@@ -90,8 +93,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let frame_len = w * h * 3 / 2;
     let frames = yuv.len() / frame_len;
     let sps = SeqParams {
-        profile_idc: 66,
-        constraint_flags: 0xc0,
+        profile_idc: if cfg.cabac.is_some() { 77 } else { 66 },
+        constraint_flags: if cfg.cabac.is_some() { 0x40 } else { 0xc0 },
         level_idc: 40,
         sps_id: 0,
         log2_max_frame_num_minus4: 12,
@@ -113,7 +116,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let pps = PicParams {
         pps_id: 0,
         sps_id: 0,
-        entropy_coding_mode_flag: false,
+        entropy_coding_mode_flag: cfg.cabac.is_some(),
         pic_init_qp_minus26: 0,
         chroma_qp_index_offset: cfg.chroma_qp_offset as i8,
         constrained_intra_pred_flag: cfg.constrained_intra,
@@ -134,6 +137,16 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let out_len = mw * mh * 1000 + 1024;
     let out_addr = mem.alloc(out_len);
     let table = mem.alloc((mh + 1) * 4);
+    // The CABAC context table as a driver fills it: per QP, the I-slice
+    // states then those of the P slices' cabac_init_idc.
+    let cabac_table = mem.alloc(CABAC_TABLE_SIZE);
+    if let Some(idc) = cfg.cabac {
+        let mut t = vec![0u8; CABAC_TABLE_SIZE];
+        for (i, states) in t.chunks_mut(CABAC_TABLE_STRIDE).enumerate() {
+            h264enc::cabac_init::init_states(i % 2 == 0, idc as u8, (i / 2) as u8, states).unwrap();
+        }
+        mem.write(cabac_table, &t).unwrap();
+    }
     let mut h1 = H1::default();
     let mut recon = Vec::new();
     let mut feedback = Vec::new();
@@ -177,6 +190,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         r.write(ADDR_OUTPUT_STREAM, out_addr);
         r.write(ADDR_OUTPUT_CTRL, table);
         r.write(STR_BUF_LIMIT, out_len as u32);
+        r.write(ADDR_CABAC_TBL, cabac_table);
         let fmt = if cfg.nv12 {
             IN_FMT_YUV420SP
         } else {
@@ -208,6 +222,9 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             (cfg.deblock_idc << CTRL2_DEBLOCKING_FILTER_MODE_SHIFT)
                 | (cfg.slice_rows << CTRL2_SLICE_SIZE_SHIFT)
                 | CTRL2_STREAM_MODE
+                | cfg.cabac.map_or(0, |idc| {
+                    CTRL2_ENTROPY_CABAC | (idc << CTRL2_CABAC_INIT_IDC_SHIFT)
+                })
                 | if cfg.partitions >= 2 {
                     CTRL2_INTER4X4_MODE
                 } else {
