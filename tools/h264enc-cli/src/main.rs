@@ -94,9 +94,12 @@ struct EncodeCli {
     /// CAVLC entropy coding.
     #[arg(long)]
     no_cabac: bool,
-    /// 8x8 transform (high).
-    #[arg(long)]
+    /// 8x8 transform (high; the default there).
+    #[arg(long, overrides_with = "no_transform_8x8")]
     transform_8x8: bool,
+    /// No 8x8 transform.
+    #[arg(long)]
+    no_transform_8x8: bool,
     /// Slices per picture (cut at macroblock rows).
     #[arg(long, default_value_t = 1)]
     slices: u32,
@@ -165,7 +168,13 @@ fn main() {
                 } else {
                     None
                 },
-                transform_8x8: e.transform_8x8,
+                transform_8x8: if e.transform_8x8 {
+                    Some(true)
+                } else if e.no_transform_8x8 {
+                    Some(false)
+                } else {
+                    None
+                },
                 slices: e.slices,
                 ltr_period: e.ltr_period,
                 temporal_layers: e.temporal_layers,

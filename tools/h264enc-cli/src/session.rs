@@ -43,7 +43,8 @@ pub struct StreamConfig {
     pub gop: u32,
     pub profile: Profile,
     pub cabac: Option<bool>,
-    pub transform_8x8: bool,
+    /// The 8x8 transform; by default with the High profile.
+    pub transform_8x8: Option<bool>,
     pub slices: u32,
     pub ltr_period: u32,
     pub temporal_layers: u8,
@@ -105,11 +106,9 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
     if cabac && c.profile == Profile::Baseline {
         return Err("--cabac needs --profile main or high".into());
     }
-    if c.transform_8x8 && c.profile != Profile::High {
+    let transform_8x8 = c.transform_8x8.unwrap_or(c.profile == Profile::High);
+    if transform_8x8 && c.profile != Profile::High {
         return Err("--transform-8x8 needs --profile high".into());
-    }
-    if c.virtual_h1 && c.transform_8x8 {
-        return Err("the virtual H1 has no 8x8 transform yet; leave out --transform-8x8".into());
     }
     let mb_w = c.width.div_ceil(16);
     let mb_h = c.height.div_ceil(16);
@@ -140,7 +139,7 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
     if cabac {
         pps_flags |= V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE;
     }
-    if c.transform_8x8 {
+    if transform_8x8 {
         pps_flags |= V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
     }
     let pps = v4l2_ctrl_h264_pps {

@@ -85,7 +85,7 @@ fn every_rate_control_mode_verifies() {
 }
 
 #[test]
-fn main_profile_codes_cabac_and_verifies() {
+fn main_and_high_profiles_verify() {
     let clip = y4m("meadow", 176, 144, 30);
     let args = ["--qp", "30", "--gop", "10"];
     encode_and_verify("base-cqp", &clip, &args, false);
@@ -103,6 +103,12 @@ fn main_profile_codes_cabac_and_verifies() {
         std::fs::metadata(m).unwrap().len(),
     );
     assert!(ml * 100 < bl * 97, "CABAC {ml} bytes, CAVLC {bl}");
+    // High: the 8x8 transform, with CABAC and with CAVLC.
+    let mut high = vec!["--profile", "high"];
+    high.extend_from_slice(&args);
+    encode_and_verify("high-cabac", &clip, &high, false);
+    high.push("--no-cabac");
+    encode_and_verify("high-cavlc", &clip, &high, false);
     // Rate control moves the QP inside frames (mb_qp_delta), with slices and
     // a long-term reference.
     encode_and_verify(

@@ -422,7 +422,7 @@ impl VideoEncoderImpl for StatelessH264Enc {
                 Profile::Baseline
             },
             cabac: Some(s.cabac),
-            transform_8x8: false,
+            transform_8x8: Some(false),
             slices: 1,
             ltr_period: s.ltr_period,
             temporal_layers: s.temporal_layers as u8,

@@ -598,7 +598,7 @@ mod tests {
             gop: 8,
             profile: Profile::Baseline,
             cabac: None,
-            transform_8x8: false,
+            transform_8x8: None,
             slices: 1,
             ltr_period: 0,
             temporal_layers: 1,

@@ -7,6 +7,7 @@ use crate::cabac_syntax::{self as se, BlockCat};
 use crate::encoder::{FrameCoder, MbInfo};
 use crate::inter_mb::{InterMb, PartMode};
 use crate::tables::{BLK_TO_RASTER, ZIGZAG_4X4};
+use crate::transform8x8::ZIGZAG_8X8;
 
 /// Bits of [`MbInfo::cbf`]: coded_block_flag of the luma 4x4 blocks (raster,
 /// AC blocks for Intra_16x16), of the DC blocks, and of the chroma AC blocks.
@@ -106,6 +107,13 @@ impl FrameCoder<'_> {
         let cond =
             |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| m.intra && m.chroma_mode != 0));
         se::intra_chroma_pred_mode(e, cond(a) + cond(b), mode);
+    }
+
+    /// transform_size_8x8_flag (9.3.3.1.1.10: neighbours that use the 8x8 transform).
+    pub(crate) fn cabac_transform_size_8x8_flag(&self, e: &mut CabacEncoder, idx: usize, t8: bool) {
+        let (a, b) = self.ab(idx);
+        let cond = |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| m.t8x8));
+        se::transform_size_8x8_flag(e, cond(a) + cond(b), t8);
     }
 
     /// coded_block_pattern (9.3.3.1.1.4).
@@ -208,6 +216,33 @@ impl FrameCoder<'_> {
             };
             self.mbs[idx].cbf |= u32::from(n != 0) << r;
             self.mbs[idx].nz[r] = n;
+            self.stats.rlc_count += u32::from(n);
+        }
+    }
+
+    /// The luma residual of an 8x8-transform macroblock: one LumaLevel8x8 block
+    /// per coded 8x8 block, without coded_block_flag (4:2:0, 7.3.5.3.3), whose
+    /// flag neighbours infer as 1 for each of its 4x4 blocks (7.4.5.3.3).
+    pub(crate) fn cabac_luma_residual8(
+        &mut self,
+        e: &mut CabacEncoder,
+        idx: usize,
+        l8: &[[i32; 64]; 4],
+        cbp: u32,
+    ) {
+        for (b8, lv) in l8.iter().enumerate() {
+            let coded = cbp & (1 << b8) != 0;
+            let n = if coded {
+                let scan: [i32; 64] = core::array::from_fn(|k| lv[ZIGZAG_8X8[k]]);
+                se::residual_block(e, BlockCat::Luma8x8, 0, &scan)
+            } else {
+                0
+            };
+            for i4 in 0..4 {
+                let r = BLK_TO_RASTER[b8 * 4 + i4];
+                self.mbs[idx].cbf |= u32::from(coded) << r;
+                self.mbs[idx].nz[r] = n;
+            }
             self.stats.rlc_count += u32::from(n);
         }
     }

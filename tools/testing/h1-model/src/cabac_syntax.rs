@@ -17,13 +17,35 @@ pub enum BlockCat {
     ChromaDc = 3,
     /// ChromaACLevel.
     ChromaAc = 4,
+    /// LumaLevel8x8.
+    Luma8x8 = 5,
 }
 
 /// ctxIdxBlockCatOffset of coded_block_flag, significant/last and
 /// coeff_abs_level_minus1 per ctxBlockCat (Table 9-40).
-const CBF_CAT_OFFSET: [usize; 5] = [0, 4, 8, 12, 16];
-const SIG_CAT_OFFSET: [usize; 5] = [0, 15, 29, 44, 47];
-const ABS_CAT_OFFSET: [usize; 5] = [0, 10, 20, 30, 39];
+/// (LumaLevel8x8 has other ctxIdxOffsets: 402, 417 and 426, and no coded_block_flag.)
+const CBF_CAT_OFFSET: [usize; 6] = [0, 4, 8, 12, 16, 0];
+const SIG_CAT_OFFSET: [usize; 6] = [0, 15, 29, 44, 47, 402 - 105];
+const LAST_CAT_OFFSET: [usize; 6] = [0, 15, 29, 44, 47, 417 - 166];
+const ABS_CAT_OFFSET: [usize; 6] = [0, 10, 20, 30, 39, 426 - 227];
+
+/// ctxIdxInc of significant_coeff_flag in 8x8 frame blocks by scanning position (Table 9-43).
+#[rustfmt::skip]
+const SIG_INC_8X8: [u8; 63] = [
+    0, 1, 2, 3, 4, 5, 5, 4, 4, 3, 3, 4, 4, 4, 5, 5,
+    4, 4, 4, 4, 3, 3, 6, 7, 7, 7, 8, 9, 10, 9, 8, 7,
+    7, 6, 11, 12, 13, 11, 6, 7, 8, 9, 14, 10, 9, 8, 6, 11,
+    12, 13, 11, 6, 9, 14, 10, 9, 11, 12, 13, 11, 14, 10, 12,
+];
+
+/// ctxIdxInc of last_significant_coeff_flag in 8x8 blocks by scanning position (Table 9-43).
+#[rustfmt::skip]
+const LAST_INC_8X8: [u8; 63] = [
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+    3, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4,
+    5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8, 8, 8,
+];
 
 /// mb_skip_flag of a P slice (ctxIdx 11..13); `cond` = condTermFlagA + condTermFlagB.
 pub fn mb_skip_flag(e: &mut CabacEncoder, cond: usize, skip: bool) {
@@ -160,6 +182,11 @@ pub fn intra_chroma_pred_mode(e: &mut CabacEncoder, cond: usize, mode: u8) {
     }
 }
 
+/// transform_size_8x8_flag (ctxIdx 399..401); `cond` = condTermFlagA + condTermFlagB.
+pub fn transform_size_8x8_flag(e: &mut CabacEncoder, cond: usize, t8: bool) {
+    e.decision(399 + cond, t8);
+}
+
 /// coded_block_pattern: the luma prefix (ctxIdx 73..76) bin by bin, each with
 /// its condTermFlagA + 2 * condTermFlagB from `luma_cond(b8, bins so far)`, and the
 /// chroma suffix (77..84) with `chroma_cond` for its two bins.
@@ -200,28 +227,32 @@ pub fn mb_qp_delta(e: &mut CabacEncoder, prev_nonzero: bool, d: i32) {
     }
 }
 
+/// ctxIdxInc of a significance map flag by scanning position.
+type IncFn = fn(usize) -> usize;
+
 /// One residual_block_cabac() (7.3.5.3.3): coded_block_flag with `cbf_cond` =
-/// condTermFlagA + 2 * condTermFlagB, then the significance map and the levels of
-/// `coeffs` in scanning order. Returns the number of non-zero coefficients.
+/// condTermFlagA + 2 * condTermFlagB (not for LumaLevel8x8 blocks, which must
+/// have a level), then the significance map and the levels of `coeffs` in
+/// scanning order. Returns the number of non-zero coefficients.
 pub fn residual_block(e: &mut CabacEncoder, cat: BlockCat, cbf_cond: usize, coeffs: &[i32]) -> u8 {
     let c = cat as usize;
     let last = coeffs.iter().rposition(|&v| v != 0);
-    e.decision(85 + CBF_CAT_OFFSET[c] + cbf_cond, last.is_some());
+    if cat != BlockCat::Luma8x8 {
+        e.decision(85 + CBF_CAT_OFFSET[c] + cbf_cond, last.is_some());
+    }
     let Some(last) = last else {
         return 0;
     };
     let n = coeffs.len();
-    let sig_inc = |i: usize| {
-        if cat == BlockCat::ChromaDc {
-            i.min(2)
-        } else {
-            i
-        }
+    let (sig_inc, last_inc): (IncFn, IncFn) = match cat {
+        BlockCat::ChromaDc => (|i| i.min(2), |i| i.min(2)),
+        BlockCat::Luma8x8 => (|i| SIG_INC_8X8[i] as usize, |i| LAST_INC_8X8[i] as usize),
+        _ => (|i| i, |i| i),
     };
     for (i, &v) in coeffs.iter().enumerate().take(n - 1) {
         e.decision(105 + SIG_CAT_OFFSET[c] + sig_inc(i), v != 0);
         if v != 0 {
-            e.decision(166 + SIG_CAT_OFFSET[c] + sig_inc(i), i == last);
+            e.decision(166 + LAST_CAT_OFFSET[c] + last_inc(i), i == last);
             if i == last {
                 break;
             }

@@ -52,6 +52,11 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
                     if edge == 0 && !(if vertical { left_ok } else { top_ok }) {
                         continue;
                     }
+                    // Inside 8x8 transform blocks no luma edge is filtered
+                    // (transform_size_8x8_flag, 8.7); chroma has none there.
+                    if edge % 2 == 1 && cur.t8x8 {
+                        continue;
+                    }
                     // Edges between blocks of one motion and no coefficients
                     // have bS 0 (8.7.2.1): nothing to compute or filter.
                     if let Some(q) = cur_still {
@@ -199,13 +204,25 @@ fn strength(
     if p.intra || q.intra {
         return if mb_edge { 4 } else { 3 };
     }
-    if p.nz[pr] != 0 || q.nz[qr] != 0 {
+    if coded(p, pr) || coded(q, qr) {
         return 2;
     }
     if !same_motion(pm, qm) {
         return 1;
     }
     0
+}
+
+/// Whether the transform block holding 4x4 block `r` (raster) has a non-zero
+/// level: with the 8x8 transform, the whole 8x8 block counts (8.7.2.1).
+#[inline(always)]
+fn coded(m: &MbInfo, r: usize) -> bool {
+    if m.t8x8 {
+        let r0 = (r / 8) * 8 + (r % 4) / 2 * 2;
+        m.nz[r0] | m.nz[r0 + 1] | m.nz[r0 + 4] | m.nz[r0 + 5] != 0
+    } else {
+        m.nz[r] != 0
+    }
 }
 
 /// Filters one edge of a macroblock (or chroma block) in one plane (8.7.2.2 to 8.7.2.4).

@@ -13,6 +13,7 @@ use crate::refpic::RefPicture;
 use crate::simd::avx2_dispatch;
 use crate::tables::{chroma_qp, BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
 use crate::transform::*;
+use crate::transform8x8::{self as t8, ZIGZAG_8X8};
 use crate::zero_check;
 
 /// How the model codes one frame, decoded from the registers.
@@ -38,6 +39,8 @@ pub struct FrameParams {
     /// CABAC: the initial context states of every slice (from the driver's
     /// table, for the slice QP and type); CAVLC when absent.
     pub cabac_init: Option<[u8; NUM_CONTEXTS]>,
+    /// The 8x8 transform may be used (TRANS8X8_MODE_EN; transform_8x8_mode_flag).
+    pub transform_8x8: bool,
 }
 
 /// What a macroblock left for its neighbours (CAVLC contexts, intra modes, deblocking).
@@ -64,6 +67,8 @@ pub struct MbInfo {
     pub cbf: u32,
     /// |mvd| per 4x4 block (raster) and component, saturated at 255.
     pub mvd: [[u8; 2]; 16],
+    /// transform_size_8x8_flag.
+    pub t8x8: bool,
 }
 
 /// Statistics of a coded frame, as the H1 reports them.
@@ -79,6 +84,8 @@ pub struct FrameStats {
     pub part_counts: [u32; 4],
     /// 8x8 blocks of P_8x8 macroblocks per sub_mb_type (8x8, 8x4, 4x8, 4x4).
     pub sub_counts: [u32; 4],
+    /// Macroblocks coded with the 8x8 transform.
+    pub t8x8_mbs: u32,
 }
 
 /// One coded slice: its first macroblock and its slice_data() bits (no header).
@@ -124,6 +131,9 @@ struct LumaCoding {
     cbp: u32,
     /// Reconstructed 16x16 samples.
     rec: [u8; 256],
+    /// The 8x8 transform codes the luma: its levels per 8x8 block (raster
+    /// block index, raster coefficient order) instead of `levels`.
+    levels8: Option<Box<[[i32; 64]; 4]>>,
 }
 
 struct ChromaCoding {
@@ -361,7 +371,16 @@ impl<'a> FrameCoder<'a> {
                 // Well-predicted macroblocks may get the MAD adjustment.
                 let sad_pred = sad(&src, 16, &pred, 16, 16, 16);
                 let qp = self.rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
-                let luma = self.code_luma_inter(&src, &pred, qp);
+                // The 8x8 transform where no partition is smaller than 8x8
+                // (7.3.5) and the 8x8 Hadamard cost says it compacts better.
+                let luma = if self.p.transform_8x8
+                    && inter.mode.min_part_8x8()
+                    && t8::sa8d16(&src, &pred) < satd(&src, 16, &pred, 16, 16, 16)
+                {
+                    Self::code_luma_inter8(&src, &pred, qp)
+                } else {
+                    self.code_luma_inter(&src, &pred, qp)
+                };
                 let chroma = self.code_chroma(x, y, qp, false, &cpred);
                 if inter.mv == skip.mv && luma.cbp == 0 && chroma.cbp == 0 {
                     self.commit_skip(idx, mbx, mby, skip_mv, &luma.rec, &chroma.rec, *qp_prev);
@@ -527,6 +546,7 @@ impl<'a> FrameCoder<'a> {
             dc,
             cbp: if any_ac { 15 } else { 0 },
             rec,
+            levels8: None,
         }
     }
 
@@ -692,6 +712,7 @@ impl<'a> FrameCoder<'a> {
                     dc: [0; 16],
                     cbp,
                     rec,
+                    levels8: None,
                 },
                 modes,
             ),
@@ -716,6 +737,41 @@ impl<'a> FrameCoder<'a> {
             dc: [0; 16],
             cbp,
             rec,
+            levels8: None,
+        }
+    }
+
+    /// Codes an inter luma residual with the 8x8 transform.
+    fn code_luma_inter8(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
+        let mut levels8 = Box::new([[0i32; 64]; 4]);
+        let mut rec = [0u8; 256];
+        let mut cbp = 0;
+        for (b8, lv) in levels8.iter_mut().enumerate() {
+            let (x0, y0) = (b8 % 2 * 8, b8 / 2 * 8);
+            for (i, c) in lv.iter_mut().enumerate() {
+                let o = (y0 + i / 8) * 16 + x0 + i % 8;
+                *c = i32::from(src[o]) - i32::from(pred[o]);
+            }
+            t8::fdct8x8(lv);
+            if t8::quant8x8(lv, qp, false) {
+                cbp |= 1 << b8;
+            } else {
+                *lv = [0; 64];
+            }
+            let mut d = *lv;
+            t8::dequant8x8(&mut d, qp);
+            t8::idct8x8(&mut d);
+            for (i, v) in d.iter().enumerate() {
+                let o = (y0 + i / 8) * 16 + x0 + i % 8;
+                rec[o] = (i32::from(pred[o]) + v).clamp(0, 255) as u8;
+            }
+        }
+        LumaCoding {
+            levels: [[0; 16]; 16],
+            dc: [0; 16],
+            cbp,
+            rec,
+            levels8: Some(levels8),
         }
     }
 
@@ -963,6 +1019,10 @@ impl<'a> FrameCoder<'a> {
         luma: &LumaCoding,
         i16: bool,
     ) {
+        if let Some(l8) = luma.levels8.as_deref() {
+            self.write_luma_residual8(bw, idx, l8, luma.cbp);
+            return;
+        }
         if i16 {
             let nc = self.nc_luma(idx, 0, 0);
             let mut scan = [0i32; 16];
@@ -995,6 +1055,32 @@ impl<'a> FrameCoder<'a> {
             };
             self.mbs[idx].nz[r] = total;
             self.stats.rlc_count += total as u32;
+        }
+    }
+
+    /// The luma residual of an 8x8-transform macroblock in CAVLC: each 8x8
+    /// block as four interleaved 16-coefficient lists, list i4x4 in the place
+    /// of 4x4 block 4 * i8x8 + i4x4 (7.3.5.3.2), whose TotalCoeff it gives.
+    fn write_luma_residual8(
+        &mut self,
+        bw: &mut BitWriter,
+        idx: usize,
+        l8: &[[i32; 64]; 4],
+        cbp: u32,
+    ) {
+        for (b8, lv) in l8.iter().enumerate() {
+            for i4 in 0..4 {
+                let r = BLK_TO_RASTER[b8 * 4 + i4];
+                if cbp & (1 << b8) == 0 {
+                    self.mbs[idx].nz[r] = 0;
+                    continue;
+                }
+                let list: [i32; 16] = core::array::from_fn(|k| lv[ZIGZAG_8X8[4 * k + i4]]);
+                let nc = self.nc_luma(idx, r % 4, r / 4);
+                let total = write_block(bw, &list, nc);
+                self.mbs[idx].nz[r] = total;
+                self.stats.rlc_count += total as u32;
+            }
         }
     }
 
@@ -1053,6 +1139,15 @@ impl<'a> FrameCoder<'a> {
             Some(e) => self.cabac_cbp(e, idx, cbp),
             None => bw.ue(CBP_INTER_CODE[cbp as usize] as u32),
         }
+        if self.p.transform_8x8 && luma.cbp != 0 && inter.mode.min_part_8x8() {
+            let t8 = luma.levels8.is_some();
+            match cabac.as_deref_mut() {
+                Some(e) => self.cabac_transform_size_8x8_flag(e, idx, t8),
+                None => bw.flag(t8),
+            }
+            self.mbs[idx].t8x8 = t8;
+            self.stats.t8x8_mbs += u32::from(t8);
+        }
         let qp_coded = if cbp != 0 {
             self.write_qp_delta(bw, cabac.as_deref_mut(), qp, qp_prev);
             qp
@@ -1064,7 +1159,10 @@ impl<'a> FrameCoder<'a> {
         self.stats.qp_sum += qp_coded as u32;
         match cabac.as_deref_mut() {
             Some(e) => {
-                self.cabac_luma_residual(e, idx, &luma.levels, None, luma.cbp);
+                match luma.levels8.as_deref() {
+                    Some(l8) => self.cabac_luma_residual8(e, idx, l8, luma.cbp),
+                    None => self.cabac_luma_residual(e, idx, &luma.levels, None, luma.cbp),
+                }
                 self.cabac_chroma_residual(e, idx, &chroma.dc, &chroma.ac, chroma.cbp);
             }
             None => {
@@ -1109,6 +1207,13 @@ impl<'a> FrameCoder<'a> {
             None => bw.ue(base + mb_type),
         }
         if i16_mode.is_none() {
+            if self.p.transform_8x8 {
+                // I_NxN with 4x4 blocks: transform_size_8x8_flag 0.
+                match cabac.as_deref_mut() {
+                    Some(e) => self.cabac_transform_size_8x8_flag(e, idx, false),
+                    None => bw.flag(false),
+                }
+            }
             self.mbs[idx].i4x4 = true;
             self.mbs[idx].i4_modes = i4.1;
             for rem in self.i4_rem_modes(slice, x, y, &i4.1) {

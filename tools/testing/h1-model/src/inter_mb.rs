@@ -100,6 +100,14 @@ impl PartMode {
         }
     }
 
+    /// No partition smaller than 8x8 (noSubMbPartSizeLessThan8x8Flag).
+    pub fn min_part_8x8(self) -> bool {
+        match self {
+            PartMode::P8x8(subs) => subs.iter().all(|&s| s == SubMode::S8x8),
+            _ => true,
+        }
+    }
+
     /// The partitions in the order their motion vector differences are coded.
     pub fn parts(self) -> Vec<Part> {
         match self {

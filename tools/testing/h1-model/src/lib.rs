@@ -33,6 +33,7 @@ pub mod tables;
 #[cfg(test)]
 mod testrng;
 pub mod transform;
+pub mod transform8x8;
 pub mod zero_check;
 
 use encoder::{CoderBuffers, FrameCoder, FrameParams, FrameStats};
@@ -184,11 +185,8 @@ impl H1 {
             ],
             inframe: ratectl::InFrameRc::from_regs(regs),
             cabac_init: None,
+            transform_8x8: regs.read(ENC_CTRL2) & CTRL2_TRANS8X8 != 0,
         };
-        if regs.read(ENC_CTRL2) & CTRL2_TRANS8X8 != 0 {
-            // The 8x8 transform is not modelled yet.
-            return Err(IRQ_CONFIG_ERROR);
-        }
         let cabac_init_idc = regs.field(ENC_CTRL2, CTRL2_CABAC_INIT_IDC_SHIFT, 2);
         let cabac = regs.read(ENC_CTRL2) & CTRL2_ENTROPY_CABAC != 0;
         if cabac && cabac_init_idc > 2 {

@@ -7,11 +7,11 @@ mod common;
 use common::*;
 
 /// Encodes and checks one configuration; returns the partition counts, or a message on failure.
-fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4]), String> {
+fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4], u32), String> {
     let yuv = clip(name, cfg.width, cfg.height, frames);
     let enc = encode(&yuv, cfg);
     let tag = format!(
-        "{name}-{}x{}-qp{}-db{}-rows{}-part{}{}{}{}",
+        "{name}-{}x{}-qp{}-db{}-rows{}-part{}{}{}{}{}",
         cfg.width,
         cfg.height,
         cfg.qp,
@@ -20,7 +20,8 @@ fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4])
         cfg.partitions,
         if cfg.nv12 { "-nv12" } else { "" },
         if cfg.constrained_intra { "-cip" } else { "" },
-        cfg.cabac.map_or(String::new(), |i| format!("-cabac{i}"))
+        cfg.cabac.map_or(String::new(), |i| format!("-cabac{i}")),
+        if cfg.transform_8x8 { "-8x8" } else { "" }
     );
     let frame_len = cfg.width * cfg.height * 3 / 2;
     if enc.recon.len() != frames * frame_len {
@@ -72,7 +73,7 @@ fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4])
             ));
         }
     }
-    Ok((enc.part_counts, enc.sub_counts))
+    Ok((enc.part_counts, enc.sub_counts, enc.t8x8_mbs))
 }
 
 fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
@@ -82,11 +83,17 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
     let mut seen = [([0u32; 4], [0u32; 4]); 3];
     // CABAC configurations per cabac_init_idc.
     let mut idcs = [0u32; 3];
+    // Macroblocks coded with the 8x8 transform, CAVLC and CABAC.
+    let mut t8x8 = [0u32; 2];
     for &(w, h) in sizes {
         for content in ["flat", "noise", "testsrc2", "meadow"] {
             for qp in [10, 26, 40, 51] {
                 for deblock_idc in [0, 1, 2] {
-                    for (slices, entropy) in [1, 3].into_iter().flat_map(|s| [(s, 0), (s, 1)]) {
+                    // Every configuration in Baseline (CAVLC), Main (CABAC)
+                    // and High (the 8x8 transform, CABAC or CAVLC in turn).
+                    for (slices, entropy) in
+                        [1, 3].into_iter().flat_map(|s| [(s, 0), (s, 1), (s, 2)])
+                    {
                         let rows = if slices == 1 {
                             0
                         } else {
@@ -95,8 +102,9 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
                         // Each configuration takes one of the three partition
                         // settings in turn, and each CABAC one of the three
                         // cabac_init_idc values.
-                        let partitions = (count / 2 % 3) as u8;
-                        let cabac = (entropy == 1).then_some((count / 2 / 3 % 3) as u32);
+                        let partitions = (count / 3 % 3) as u8;
+                        let high_cabac = entropy == 2 && count / 3 / 3 % 2 == 0;
+                        let cabac = (entropy == 1 || high_cabac).then_some((count / 3 % 3) as u32);
                         if let Some(idc) = cabac {
                             idcs[idc as usize] += 1;
                         }
@@ -109,11 +117,13 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
                             gop: 3,
                             partitions,
                             cabac,
+                            transform_8x8: entropy == 2,
                             ..Default::default()
                         };
                         count += 1;
                         match check(content, &cfg, frames) {
-                            Ok((parts, subs)) => {
+                            Ok((parts, subs, t8)) => {
+                                t8x8[usize::from(cabac.is_some())] += t8;
                                 let s = &mut seen[partitions as usize];
                                 for k in 0..4 {
                                     s.0[k] += parts[k];
@@ -137,6 +147,11 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
     assert!(
         idcs.iter().all(|&n| n > 0),
         "every cabac_init_idc: {idcs:?}"
+    );
+    eprintln!("8x8 transform macroblocks (CAVLC, CABAC): {t8x8:?}");
+    assert!(
+        t8x8.iter().all(|&n| n > 0),
+        "8x8 transform in both entropy modes: {t8x8:?}"
     );
     // The registers gate the partitions, and with them on every shape is coded.
     assert_eq!(seen[0].0[1..], [0, 0, 0], "16x16 only: {seen:?}");

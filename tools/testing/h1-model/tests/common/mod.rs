@@ -28,6 +28,8 @@ pub struct Config {
     pub partitions: u8,
     /// CABAC with this cabac_init_idc (Main profile); CAVLC when absent.
     pub cabac: Option<u32>,
+    /// The 8x8 transform (High profile).
+    pub transform_8x8: bool,
     /// Extra register writes after the standard programming (offset, value).
     pub extra_regs: Vec<(usize, u32)>,
 }
@@ -48,6 +50,7 @@ impl Default for Config {
             beta: 0,
             partitions: 2,
             cabac: None,
+            transform_8x8: false,
             extra_regs: Vec::new(),
         }
     }
@@ -67,6 +70,8 @@ pub struct Encoded {
     /// P macroblocks coded with each mb_type 0..3, and 8x8 blocks with each sub_mb_type.
     pub part_counts: [u32; 4],
     pub sub_counts: [u32; 4],
+    /// Macroblocks coded with the 8x8 transform.
+    pub t8x8_mbs: u32,
 }
 
 /// The feedback registers of one frame beside the model's own counts.
@@ -93,8 +98,16 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let frame_len = w * h * 3 / 2;
     let frames = yuv.len() / frame_len;
     let sps = SeqParams {
-        profile_idc: if cfg.cabac.is_some() { 77 } else { 66 },
-        constraint_flags: if cfg.cabac.is_some() { 0x40 } else { 0xc0 },
+        profile_idc: match (cfg.transform_8x8, cfg.cabac) {
+            (true, _) => 100,
+            (false, Some(_)) => 77,
+            (false, None) => 66,
+        },
+        constraint_flags: match (cfg.transform_8x8, cfg.cabac) {
+            (true, _) => 0,
+            (false, Some(_)) => 0x40,
+            (false, None) => 0xc0,
+        },
         level_idc: 40,
         sps_id: 0,
         log2_max_frame_num_minus4: 12,
@@ -120,7 +133,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         pic_init_qp_minus26: 0,
         chroma_qp_index_offset: cfg.chroma_qp_offset as i8,
         constrained_intra_pred_flag: cfg.constrained_intra,
-        transform_8x8_mode_flag: false,
+        transform_8x8_mode_flag: cfg.transform_8x8,
     };
     let mut stream = vec![0u8; 256];
     let n = sps.write_nal(&mut stream).unwrap();
@@ -154,6 +167,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let mut regs_after = Vec::new();
     let mut part_counts = [0u32; 4];
     let mut sub_counts = [0u32; 4];
+    let mut t8x8_mbs = 0;
     let mut frame_num = 0u32;
     let mut idr_id = 0u32;
     for f in 0..frames {
@@ -222,6 +236,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             (cfg.deblock_idc << CTRL2_DEBLOCKING_FILTER_MODE_SHIFT)
                 | (cfg.slice_rows << CTRL2_SLICE_SIZE_SHIFT)
                 | CTRL2_STREAM_MODE
+                | if cfg.transform_8x8 { CTRL2_TRANS8X8 } else { 0 }
                 | cfg.cabac.map_or(0, |idc| {
                     CTRL2_ENTROPY_CABAC | (idc << CTRL2_CABAC_INIT_IDC_SHIFT)
                 })
@@ -281,6 +296,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             .filter(|w| w == &[0, 0, 0, 1])
             .count();
         assert_eq!(start_codes, rep.nal_sizes.len(), "slice NAL count");
+        t8x8_mbs += rep.stats.t8x8_mbs;
         for k in 0..4 {
             part_counts[k] += rep.stats.part_counts[k];
             sub_counts[k] += rep.stats.sub_counts[k];
@@ -329,6 +345,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         mb_qps,
         regs_after,
         part_counts,
+        t8x8_mbs,
         sub_counts,
     }
 }
