@@ -84,8 +84,10 @@ pub struct FrameStats {
     pub part_counts: [u32; 4],
     /// 8x8 blocks of P_8x8 macroblocks per sub_mb_type (8x8, 8x4, 4x8, 4x4).
     pub sub_counts: [u32; 4],
-    /// Macroblocks coded with the 8x8 transform.
+    /// P macroblocks coded with the 8x8 transform.
     pub t8x8_mbs: u32,
+    /// Intra_8x8 macroblocks.
+    pub i8x8_mbs: u32,
 }
 
 /// One coded slice: its first macroblock and its slice_data() bits (no header).
@@ -359,9 +361,9 @@ impl<'a> FrameCoder<'a> {
                 } else {
                     self.best_i16(slice, x, y, &src, lam)
                 };
-            // Intra 4x4 only where intra prediction is already in the running.
+            // Intra 4x4 (and 8x8) only where intra prediction is already in the running.
             let i4 = if i16_cost < inter.cost {
-                self.try_i4x4(slice, x, y, &src, qp, lam)
+                self.best_inxn(slice, x, y, &src, qp, lam)
             } else {
                 None
             };
@@ -400,7 +402,7 @@ impl<'a> FrameCoder<'a> {
             Some(c) => c,
             None => {
                 let (m, c) = self.best_i16(slice, x, y, &src, lam);
-                (m, c, self.try_i4x4(slice, x, y, &src, qp, lam))
+                (m, c, self.best_inxn(slice, x, y, &src, qp, lam))
             }
         };
         let use_i4 = i4.as_ref().is_some_and(|(c, _)| *c < i16_cost);
@@ -719,6 +721,164 @@ impl<'a> FrameCoder<'a> {
         ))
     }
 
+    /// The cheaper of Intra_4x4 and (with the 8x8 transform) Intra_8x8.
+    fn best_inxn(
+        &self,
+        slice: i32,
+        x: i32,
+        y: i32,
+        src: &[u8; 256],
+        qp: i32,
+        lam: u32,
+    ) -> Option<(u32, (LumaCoding, [u8; 16]))> {
+        let i4 = self.try_i4x4(slice, x, y, src, qp, lam);
+        if !self.p.transform_8x8 {
+            return i4;
+        }
+        let i8 = self.try_i8x8(slice, x, y, src, qp, lam);
+        match (i4, i8) {
+            (Some(a), Some(b)) => Some(if b.0 < a.0 { b } else { a }),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Tries Intra_8x8 with a per-block mode decision (8.3.2); returns its cost
+    /// and coding, the modes repeated over each 8x8 block's four 4x4 blocks.
+    fn try_i8x8(
+        &self,
+        slice: i32,
+        x: i32,
+        y: i32,
+        src: &[u8; 256],
+        qp: i32,
+        lam: u32,
+    ) -> Option<(u32, (LumaCoding, [u8; 16]))> {
+        let (top, left, tl, ta, la, tla) = self.luma_edges(slice, x, y);
+        let tra = self.intra_avail(x + 1, y - 1, slice);
+        let s = self.rec.stride();
+        let mut top_right = [0u8; 8];
+        if tra {
+            top_right.copy_from_slice(
+                &self.rec.y[(y as usize * 16 - 1) * s + x as usize * 16 + 16..][..8],
+            );
+        }
+        let mut rec = [0u8; 256];
+        let mut modes = [intra::I4_DC; 16];
+        let mut levels8 = Box::new([[0i32; 64]; 4]);
+        let mut cbp = 0u32;
+        let mut cost = lam * 16;
+        for b8 in 0..4 {
+            let (bx, by) = (b8 % 2, b8 / 2);
+            let (px, py) = (bx * 8, by * 8);
+            let l_ok = bx > 0 || la;
+            let t_ok = by > 0 || ta;
+            let tl_ok = match (bx > 0, by > 0) {
+                (true, true) => true,
+                (false, true) => la,
+                (true, false) => ta,
+                (false, false) => tla,
+            };
+            // Block 2's top-right is block 1; block 3's is not decoded yet.
+            let tr_ok = [ta, tra, true, false][b8];
+            let sample = |sx: i32, sy: i32| -> u8 {
+                if sx >= 0 && sy >= 0 {
+                    rec[sy as usize * 16 + sx as usize]
+                } else if sy < 0 && sx < 0 {
+                    tl
+                } else if sy < 0 {
+                    if sx < 16 {
+                        top[sx as usize]
+                    } else {
+                        top_right[(sx - 16) as usize]
+                    }
+                } else {
+                    left[sy as usize]
+                }
+            };
+            let mut t16 = [0u8; 16];
+            let mut l8 = [0u8; 8];
+            for i in 0..8 {
+                t16[i] = sample((px + i) as i32, py as i32 - 1);
+                l8[i] = sample(px as i32 - 1, (py + i) as i32);
+            }
+            for i in 8..16 {
+                t16[i] = if tr_ok {
+                    sample((px + i) as i32, py as i32 - 1)
+                } else {
+                    t16[7]
+                };
+            }
+            let tlv = sample(px as i32 - 1, py as i32 - 1);
+            let e = Edges {
+                top: t_ok.then_some(&t16[..]),
+                left: l_ok.then_some(&l8[..]),
+                top_left: tl_ok.then_some(tlv),
+            };
+            // predIntra8x8PredMode (8.3.2.1): the neighbouring 8x8 blocks'
+            // modes, or for 4x4 neighbours those of their 4x4 blocks 1 (A) and 2 (B).
+            let mode_a = if bx > 0 {
+                Some(modes[BLK_TO_RASTER[(b8 - 1) * 4 + 1]])
+            } else {
+                self.i4_neighbour_mode(x - 1, y, slice, BLK_TO_RASTER[(b8 + 1) * 4 + 1])
+            };
+            let mode_b = if by > 0 {
+                Some(modes[BLK_TO_RASTER[(b8 - 2) * 4 + 2]])
+            } else {
+                self.i4_neighbour_mode(x, y - 1, slice, BLK_TO_RASTER[(b8 + 2) * 4 + 2])
+            };
+            let pred_mode = match (mode_a, mode_b) {
+                (Some(a), Some(b)) => a.min(b),
+                _ => intra::I4_DC,
+            };
+            let sblk: [u8; 64] = core::array::from_fn(|i| src[(py + i / 8) * 16 + px + i % 8]);
+            let mut best = (intra::I4_DC, u32::MAX, [0u8; 64]);
+            let mut pred = [0u8; 64];
+            for mode in 0..9u8 {
+                if crate::intra8x8::pred8x8(mode, &e, &mut pred) {
+                    let bits = if mode == pred_mode { 1 } else { 4 };
+                    let c = t8::sa8d8(&sblk, &pred) + lam * bits;
+                    if c < best.1 {
+                        best = (mode, c, pred);
+                    }
+                }
+            }
+            cost += best.1;
+            for i4 in 0..4 {
+                modes[BLK_TO_RASTER[b8 * 4 + i4]] = best.0;
+            }
+            let pred = best.2;
+            let lv = &mut levels8[b8];
+            for (i, c) in lv.iter_mut().enumerate() {
+                *c = i32::from(sblk[i]) - i32::from(pred[i]);
+            }
+            t8::fdct8x8(lv);
+            if t8::quant8x8(lv, qp, true) {
+                cbp |= 1 << b8;
+            }
+            clamp_levels8(lv);
+            let mut d = *lv;
+            t8::dequant8x8(&mut d, qp);
+            t8::idct8x8(&mut d);
+            for i in 0..64 {
+                rec[(py + i / 8) * 16 + px + i % 8] =
+                    (i32::from(pred[i]) + d[i]).clamp(0, 255) as u8;
+            }
+        }
+        Some((
+            cost,
+            (
+                LumaCoding {
+                    levels: [[0; 16]; 16],
+                    dc: [0; 16],
+                    cbp,
+                    rec,
+                    levels8: Some(levels8),
+                },
+                modes,
+            ),
+        ))
+    }
+
     fn code_luma_inter(&self, src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
         let (mut levels, cbp) = quant_luma_inter(src, pred, qp);
         let mut rec = [0u8; 256];
@@ -758,6 +918,7 @@ impl<'a> FrameCoder<'a> {
             } else {
                 *lv = [0; 64];
             }
+            clamp_levels8(lv);
             let mut d = *lv;
             t8::dequant8x8(&mut d, qp);
             t8::idct8x8(&mut d);
@@ -1207,16 +1368,23 @@ impl<'a> FrameCoder<'a> {
             None => bw.ue(base + mb_type),
         }
         if i16_mode.is_none() {
+            let t8 = luma.levels8.is_some();
             if self.p.transform_8x8 {
-                // I_NxN with 4x4 blocks: transform_size_8x8_flag 0.
                 match cabac.as_deref_mut() {
-                    Some(e) => self.cabac_transform_size_8x8_flag(e, idx, false),
-                    None => bw.flag(false),
+                    Some(e) => self.cabac_transform_size_8x8_flag(e, idx, t8),
+                    None => bw.flag(t8),
                 }
             }
+            self.mbs[idx].t8x8 = t8;
+            self.stats.i8x8_mbs += u32::from(t8);
             self.mbs[idx].i4x4 = true;
             self.mbs[idx].i4_modes = i4.1;
-            for rem in self.i4_rem_modes(slice, x, y, &i4.1) {
+            let rems = if t8 {
+                self.i8_rem_modes(slice, x, y, &i4.1)
+            } else {
+                self.i4_rem_modes(slice, x, y, &i4.1)
+            };
+            for &rem in &rems[..if t8 { 4 } else { 16 }] {
                 match cabac.as_deref_mut() {
                     Some(e) => crate::cabac_syntax::intra4x4_pred_mode(e, rem),
                     None => {
@@ -1258,7 +1426,10 @@ impl<'a> FrameCoder<'a> {
         match cabac.as_deref_mut() {
             Some(e) => {
                 let dc = i16_mode.map(|_| &luma.dc);
-                self.cabac_luma_residual(e, idx, &luma.levels, dc, luma.cbp);
+                match luma.levels8.as_deref() {
+                    Some(l8) => self.cabac_luma_residual8(e, idx, l8, luma.cbp),
+                    None => self.cabac_luma_residual(e, idx, &luma.levels, dc, luma.cbp),
+                }
                 self.cabac_chroma_residual(e, idx, &chroma.dc, &chroma.ac, chroma.cbp);
             }
             None => {
@@ -1269,6 +1440,33 @@ impl<'a> FrameCoder<'a> {
         self.cabac = cabac;
         let lrec = luma.rec;
         self.store_rec(mbx, mby, &lrec, &chroma.rec);
+    }
+
+    /// rem_intra8x8_pred_mode of each 8x8 block (the first four entries), None
+    /// where the predicted mode is used (8.3.2.1).
+    fn i8_rem_modes(&self, slice: i32, x: i32, y: i32, modes: &[u8; 16]) -> [Option<u8>; 16] {
+        let mut out = [None; 16];
+        for (b8, o) in out.iter_mut().take(4).enumerate() {
+            let a = if b8 % 2 == 1 {
+                Some(modes[BLK_TO_RASTER[(b8 - 1) * 4 + 1]])
+            } else {
+                self.i4_neighbour_mode(x - 1, y, slice, BLK_TO_RASTER[(b8 + 1) * 4 + 1])
+            };
+            let b = if b8 >= 2 {
+                Some(modes[BLK_TO_RASTER[(b8 - 2) * 4 + 2]])
+            } else {
+                self.i4_neighbour_mode(x, y - 1, slice, BLK_TO_RASTER[(b8 + 2) * 4 + 2])
+            };
+            let pred = match (a, b) {
+                (Some(a), Some(b)) => a.min(b),
+                _ => intra::I4_DC,
+            };
+            let m = modes[BLK_TO_RASTER[b8 * 4]];
+            if m != pred {
+                *o = Some(if m < pred { m } else { m - 1 });
+            }
+        }
+        out
     }
 
     /// rem_intra4x4_pred_mode of each 4x4 block in coding order, None where
@@ -1410,6 +1608,12 @@ fn nc_from(na: Option<u8>, nb: Option<u8>) -> i32 {
         (Some(a), None) => a as i32,
         (None, Some(b)) => b as i32,
         (None, None) => 0,
+    }
+}
+
+fn clamp_levels8(b: &mut [i32; 64]) {
+    for v in b.iter_mut() {
+        *v = (*v).clamp(-LEVEL_CLAMP, LEVEL_CLAMP);
     }
 }
 

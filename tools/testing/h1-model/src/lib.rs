@@ -21,6 +21,7 @@ pub mod encoder;
 pub mod inter;
 pub mod inter_mb;
 pub mod intra;
+pub mod intra8x8;
 pub mod memory;
 pub mod mvpred;
 pub mod picture;

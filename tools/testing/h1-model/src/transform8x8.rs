@@ -187,28 +187,34 @@ pub fn dequant8x8(b: &mut [i32; 64], qp: i32) {
     }
 }
 
-/// SA8D of a 16x16 residual: per 8x8 block the absolute sum of its 8x8
-/// Hadamard transform, scaled like a 4x4 SATD ((sum + 2) / 4), summed.
+/// SA8D of a 16x16 residual: [`sa8d8`] of its four 8x8 blocks, summed.
 pub fn sa8d16(src: &[u8; 256], pred: &[u8; 256]) -> u32 {
     let mut total = 0;
     for b8 in 0..4 {
         let (x0, y0) = (b8 % 2 * 8, b8 / 2 * 8);
-        let mut d = [[0i32; 8]; 8];
-        for (y, row) in d.iter_mut().enumerate() {
-            for (x, v) in row.iter_mut().enumerate() {
-                let o = (y0 + y) * 16 + x0 + x;
-                *v = i32::from(src[o]) - i32::from(pred[o]);
-            }
-            *row = hadamard8(*row);
-        }
-        let mut sum = 0u32;
-        for x in 0..8 {
-            let col = hadamard8(core::array::from_fn(|y| d[y][x]));
-            sum += col.iter().map(|v| v.unsigned_abs()).sum::<u32>();
-        }
-        total += (sum + 2) >> 2;
+        let block = |p: &[u8; 256]| -> [u8; 64] {
+            core::array::from_fn(|i| p[(y0 + i / 8) * 16 + x0 + i % 8])
+        };
+        total += sa8d8(&block(src), &block(pred));
     }
     total
+}
+
+/// SA8D of an 8x8 block: the absolute sum of the 8x8 Hadamard transform of
+/// the difference, scaled like a 4x4 SATD ((sum + 2) / 4).
+pub fn sa8d8(a: &[u8; 64], b: &[u8; 64]) -> u32 {
+    let mut d = [[0i32; 8]; 8];
+    for (y, row) in d.iter_mut().enumerate() {
+        *row = hadamard8(core::array::from_fn(|x| {
+            i32::from(a[y * 8 + x]) - i32::from(b[y * 8 + x])
+        }));
+    }
+    let mut sum = 0u32;
+    for x in 0..8 {
+        let col = hadamard8(core::array::from_fn(|y| d[y][x]));
+        sum += col.iter().map(|v| v.unsigned_abs()).sum::<u32>();
+    }
+    (sum + 2) >> 2
 }
 
 /// One dimension of an unnormalized 8-point Hadamard transform.

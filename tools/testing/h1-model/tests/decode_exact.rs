@@ -6,8 +6,12 @@
 mod common;
 use common::*;
 
+/// Per clip: mb_type and sub_mb_type counts of P macroblocks, and the
+/// macroblocks with the 8x8 transform (P, Intra_8x8).
+type Counts = ([u32; 4], [u32; 4], [u32; 2]);
+
 /// Encodes and checks one configuration; returns the partition counts, or a message on failure.
-fn check(name: &str, cfg: &Config, frames: usize) -> Result<([u32; 4], [u32; 4], u32), String> {
+fn check(name: &str, cfg: &Config, frames: usize) -> Result<Counts, String> {
     let yuv = clip(name, cfg.width, cfg.height, frames);
     let enc = encode(&yuv, cfg);
     let tag = format!(
@@ -83,8 +87,8 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
     let mut seen = [([0u32; 4], [0u32; 4]); 3];
     // CABAC configurations per cabac_init_idc.
     let mut idcs = [0u32; 3];
-    // Macroblocks coded with the 8x8 transform, CAVLC and CABAC.
-    let mut t8x8 = [0u32; 2];
+    // P macroblocks with the 8x8 transform, and Intra_8x8 ones; CAVLC and CABAC.
+    let mut t8x8 = [[0u32; 2]; 2];
     for &(w, h) in sizes {
         for content in ["flat", "noise", "testsrc2", "meadow"] {
             for qp in [10, 26, 40, 51] {
@@ -123,7 +127,9 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
                         count += 1;
                         match check(content, &cfg, frames) {
                             Ok((parts, subs, t8)) => {
-                                t8x8[usize::from(cabac.is_some())] += t8;
+                                for (k, n) in t8.iter().enumerate() {
+                                    t8x8[k][usize::from(cabac.is_some())] += n;
+                                }
                                 let s = &mut seen[partitions as usize];
                                 for k in 0..4 {
                                     s.0[k] += parts[k];
@@ -148,9 +154,9 @@ fn run_matrix(sizes: &[(usize, usize)], frames: usize) {
         idcs.iter().all(|&n| n > 0),
         "every cabac_init_idc: {idcs:?}"
     );
-    eprintln!("8x8 transform macroblocks (CAVLC, CABAC): {t8x8:?}");
+    eprintln!("8x8 transform P and Intra_8x8 macroblocks, each (CAVLC, CABAC): {t8x8:?}");
     assert!(
-        t8x8.iter().all(|&n| n > 0),
+        t8x8.iter().flatten().all(|&n| n > 0),
         "8x8 transform in both entropy modes: {t8x8:?}"
     );
     // The registers gate the partitions, and with them on every shape is coded.
@@ -215,18 +221,22 @@ fn nv12_input_codes_the_same_picture_as_i420() {
 
 #[test]
 fn constrained_intra_chroma_offset_and_filter_offsets() {
-    for (cip, cqo, alpha, beta, cabac) in [
-        (true, 0, 0, 0, None),
-        (false, 4, 0, 0, None),
-        (false, -6, 3, -2, None),
-        (true, 2, -6, 6, None),
+    for (cip, cqo, alpha, beta, cabac, t8) in [
+        (true, 0, 0, 0, None, false),
+        (false, 4, 0, 0, None, false),
+        (false, -6, 3, -2, None, false),
+        (true, 2, -6, 6, None, false),
         // CABAC: with constrained intra prediction, coded_block_flag contexts
         // of intra macroblocks still see inter neighbours (9.3.3.1.1.9).
-        (true, -3, 1, 1, Some(0)),
-        (false, 5, -2, 2, Some(2)),
+        (true, -3, 1, 1, Some(0), false),
+        (false, 5, -2, 2, Some(2), false),
+        // Intra_8x8 references and modes from constrained neighbours.
+        (true, 1, 0, 0, Some(1), true),
+        (true, -2, 2, -1, None, true),
     ] {
         let cfg = Config {
             cabac,
+            transform_8x8: t8,
             constrained_intra: cip,
             chroma_qp_offset: cqo,
             alpha,

@@ -70,8 +70,8 @@ pub struct Encoded {
     /// P macroblocks coded with each mb_type 0..3, and 8x8 blocks with each sub_mb_type.
     pub part_counts: [u32; 4],
     pub sub_counts: [u32; 4],
-    /// Macroblocks coded with the 8x8 transform.
-    pub t8x8_mbs: u32,
+    /// P macroblocks coded with the 8x8 transform, and Intra_8x8 ones.
+    pub t8x8_mbs: [u32; 2],
 }
 
 /// The feedback registers of one frame beside the model's own counts.
@@ -167,7 +167,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
     let mut regs_after = Vec::new();
     let mut part_counts = [0u32; 4];
     let mut sub_counts = [0u32; 4];
-    let mut t8x8_mbs = 0;
+    let mut t8x8_mbs = [0; 2];
     let mut frame_num = 0u32;
     let mut idr_id = 0u32;
     for f in 0..frames {
@@ -296,7 +296,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             .filter(|w| w == &[0, 0, 0, 1])
             .count();
         assert_eq!(start_codes, rep.nal_sizes.len(), "slice NAL count");
-        t8x8_mbs += rep.stats.t8x8_mbs;
+        t8x8_mbs[0] += rep.stats.t8x8_mbs;
+        t8x8_mbs[1] += rep.stats.i8x8_mbs;
         for k in 0..4 {
             part_counts[k] += rep.stats.part_counts[k];
             sub_counts[k] += rep.stats.sub_counts[k];
