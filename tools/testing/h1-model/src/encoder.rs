@@ -832,13 +832,14 @@ impl<'a> FrameCoder<'a> {
             };
             let sblk: [u8; 64] = core::array::from_fn(|i| src[(py + i / 8) * 16 + px + i % 8]);
             let mut best = (intra::I4_DC, u32::MAX, [0u8; 64]);
-            let mut pred = [0u8; 64];
-            for mode in 0..9u8 {
-                if crate::intra8x8::pred8x8(mode, &e, &mut pred) {
-                    let bits = if mode == pred_mode { 1 } else { 4 };
-                    let c = t8::sa8d8(&sblk, &pred) + lam * bits;
+            let mut preds = [[0u8; 64]; 9];
+            let avail = crate::intra8x8::pred8x8_all(&e, &mut preds);
+            for (mode, pred) in preds.iter().enumerate() {
+                if avail & (1 << mode) != 0 {
+                    let bits = if mode as u8 == pred_mode { 1 } else { 4 };
+                    let c = t8::sa8d8(&sblk, pred) + lam * bits;
                     if c < best.1 {
-                        best = (mode, c, pred);
+                        best = (mode as u8, c, *pred);
                     }
                 }
             }

@@ -49,23 +49,44 @@ fn filter(e: &Edges) -> Refs {
     }
 }
 
-/// Predicts an 8x8 block in `mode` (Intra8x8PredMode, numbered as the 4x4
-/// modes) from `e`; false when the mode needs samples `e` does not have.
-pub fn pred8x8(mode: u8, e: &Edges, out: &mut [u8; 64]) -> bool {
+/// Predicts an 8x8 block in every mode `e` allows (Intra8x8PredMode order,
+/// numbered as the 4x4 modes); returns the mask of modes predicted.
+pub fn pred8x8_all(e: &Edges, out: &mut [[u8; 64]; 9]) -> u16 {
     let r = filter(e);
-    let v = |f: &dyn Fn(usize, usize) -> i32, out: &mut [u8; 64]| {
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = f(i % 8, i / 8).clamp(0, 255) as u8;
+    let mut mask = 0u16;
+    for mode in 0..9u8 {
+        if predict(mode, &r, &mut out[mode as usize]) {
+            mask |= 1 << mode;
         }
-    };
+    }
+    mask
+}
+
+/// Predicts an 8x8 block in `mode` from `e`; false when the mode needs
+/// samples `e` does not have.
+pub fn pred8x8(mode: u8, e: &Edges, out: &mut [u8; 64]) -> bool {
+    predict(mode, &filter(e), out)
+}
+
+/// Writes `f(x, y)` for every sample, clipped.
+#[inline(always)]
+fn fill(out: &mut [u8; 64], f: impl Fn(usize, usize) -> i32) {
+    for y in 0..8 {
+        for x in 0..8 {
+            out[y * 8 + x] = f(x, y).clamp(0, 255) as u8;
+        }
+    }
+}
+
+fn predict(mode: u8, r: &Refs, out: &mut [u8; 64]) -> bool {
     match mode {
         I4_V => {
             let Some(t) = r.top else { return false };
-            v(&|x, _| t[x], out);
+            fill(out, |x, _| t[x]);
         }
         I4_H => {
             let Some(l) = r.left else { return false };
-            v(&|_, y| l[y], out);
+            fill(out, |_, y| l[y]);
         }
         I4_DC => {
             let dc = match (r.top, r.left) {
@@ -78,90 +99,75 @@ pub fn pred8x8(mode: u8, e: &Edges, out: &mut [u8; 64]) -> bool {
         }
         I4_DDL => {
             let Some(t) = r.top else { return false };
-            v(
-                &|x, y| {
-                    if x == 7 && y == 7 {
-                        (t[14] + 3 * t[15] + 2) >> 2
-                    } else {
-                        (t[x + y] + 2 * t[x + y + 1] + t[x + y + 2] + 2) >> 2
-                    }
-                },
-                out,
-            );
+            fill(out, |x, y| {
+                if x == 7 && y == 7 {
+                    (t[14] + 3 * t[15] + 2) >> 2
+                } else {
+                    (t[x + y] + 2 * t[x + y + 1] + t[x + y + 2] + 2) >> 2
+                }
+            });
         }
         I4_VL => {
             let Some(t) = r.top else { return false };
-            v(
-                &|x, y| {
-                    let i = x + (y >> 1);
-                    if y % 2 == 0 {
-                        (t[i] + t[i + 1] + 1) >> 1
-                    } else {
-                        (t[i] + 2 * t[i + 1] + t[i + 2] + 2) >> 2
-                    }
-                },
-                out,
-            );
+            fill(out, |x, y| {
+                let i = x + (y >> 1);
+                if y % 2 == 0 {
+                    (t[i] + t[i + 1] + 1) >> 1
+                } else {
+                    (t[i] + 2 * t[i + 1] + t[i + 2] + 2) >> 2
+                }
+            });
         }
         I4_HU => {
             let Some(l) = r.left else { return false };
-            v(
-                &|x, y| {
-                    let z = x + 2 * y;
-                    let i = y + (x >> 1);
-                    match z {
-                        0..=12 if z % 2 == 0 => (l[i] + l[i + 1] + 1) >> 1,
-                        0..=12 => (l[i] + 2 * l[i + 1] + l[i + 2] + 2) >> 2,
-                        13 => (l[6] + 3 * l[7] + 2) >> 2,
-                        _ => l[7],
-                    }
-                },
-                out,
-            );
+            fill(out, |x, y| {
+                let z = x + 2 * y;
+                let i = y + (x >> 1);
+                match z {
+                    0..=12 if z % 2 == 0 => (l[i] + l[i + 1] + 1) >> 1,
+                    0..=12 => (l[i] + 2 * l[i + 1] + l[i + 2] + 2) >> 2,
+                    13 => (l[6] + 3 * l[7] + 2) >> 2,
+                    _ => l[7],
+                }
+            });
         }
         I4_DDR | I4_VR | I4_HD => {
             let (Some(t), Some(l), Some(c)) = (r.top, r.left, r.top_left) else {
                 return false;
             };
-            // One line of references: index 0 is the corner, +k the k-th
-            // sample above (x = k - 1), -k the k-th to the left (y = k - 1).
-            let p = |k: i32| -> i32 {
-                match k {
-                    0 => c,
-                    k if k > 0 => t[(k - 1) as usize],
-                    k => l[(-k - 1) as usize],
-                }
-            };
+            // One line of references p(k): k = 0 is the corner, k > 0 the
+            // k-th sample above (x = k - 1), k < 0 the -k-th to the left (y = -k - 1).
+            let mut line = [0i32; 25];
+            line[8] = c;
+            for k in 1..=8 {
+                line[8 - k] = l[k - 1];
+            }
+            line[9..].copy_from_slice(&t);
+            let p = |k: i32| line[(k + 8) as usize];
             let f3 = |k: i32| (p(k - 1) + 2 * p(k) + p(k + 1) + 2) >> 2;
             let f2 = |k: i32| (p(k) + p(k + 1) + 1) >> 1;
             match mode {
-                I4_DDR => v(&|x, y| f3(x as i32 - y as i32), out),
-                I4_VR => v(
-                    &|x, y| {
-                        let (x, y) = (x as i32, y as i32);
-                        let z = 2 * x - y;
-                        match z {
-                            z if z >= 0 && z % 2 == 0 => f2(x - (y >> 1)),
-                            z if z >= 0 => f3(x - (y >> 1)),
-                            -1 => f3(0),
-                            _ => f3(-(y - 2 * x - 1)),
-                        }
-                    },
-                    out,
-                ),
-                _ => v(
-                    &|x, y| {
-                        let (x, y) = (x as i32, y as i32);
-                        let z = 2 * y - x;
-                        match z {
-                            z if z >= 0 && z % 2 == 0 => f2(-(y - (x >> 1)) - 1),
-                            z if z >= 0 => f3(-(y - (x >> 1))),
-                            -1 => f3(0),
-                            _ => f3(x - 2 * y - 1),
-                        }
-                    },
-                    out,
-                ),
+                I4_DDR => fill(out, |x, y| f3(x as i32 - y as i32)),
+                I4_VR => fill(out, |x, y| {
+                    let (x, y) = (x as i32, y as i32);
+                    let z = 2 * x - y;
+                    match z {
+                        z if z >= 0 && z % 2 == 0 => f2(x - (y >> 1)),
+                        z if z >= 0 => f3(x - (y >> 1)),
+                        -1 => f3(0),
+                        _ => f3(-(y - 2 * x - 1)),
+                    }
+                }),
+                _ => fill(out, |x, y| {
+                    let (x, y) = (x as i32, y as i32);
+                    let z = 2 * y - x;
+                    match z {
+                        z if z >= 0 && z % 2 == 0 => f2(-(y - (x >> 1)) - 1),
+                        z if z >= 0 => f3(-(y - (x >> 1))),
+                        -1 => f3(0),
+                        _ => f3(x - 2 * y - 1),
+                    }
+                }),
             }
         }
         _ => return false,
