@@ -17,6 +17,8 @@ mod cabac_mb;
 pub mod cabac_syntax;
 pub mod cavlc;
 pub mod deblock;
+#[cfg(target_arch = "x86_64")]
+mod deblock_luma_x86;
 pub mod encoder;
 pub mod inter;
 pub mod inter_mb;
