@@ -88,6 +88,10 @@ pub struct FrameStats {
     pub t8x8_mbs: u32,
     /// Intra_8x8 macroblocks.
     pub i8x8_mbs: u32,
+    /// CABAC bins of all slices (BinCountsInNALunits of 7.4.2.10).
+    pub bins: u64,
+    /// cabac_zero_words appended to meet the bound on bins per byte (7.4.2.10).
+    pub cabac_zero_words: u32,
 }
 
 /// One coded slice: its first macroblock and its slice_data() bits (no header).
@@ -249,6 +253,7 @@ impl<'a> FrameCoder<'a> {
                 }
             }
             if let Some(e) = self.cabac.take() {
+                self.stats.bins += e.bins;
                 bw = e.finish();
             } else if skip_run > 0 {
                 bw.ue(skip_run);

@@ -300,6 +300,17 @@ impl H1 {
             nals.push(nal);
         }
 
+        if cabac {
+            let words = cabac_zero_words(&nals, byte_stream, mb_w * mb_h, coder.stats.bins);
+            if let Some(last) = nals.last_mut() {
+                for _ in 0..words {
+                    // A cabac_zero_word, 0x0000, escaped: 00 00 03.
+                    last.extend_from_slice(&[0, 0, 3]);
+                }
+            }
+            coder.stats.cabac_zero_words = words;
+        }
+
         // Output: header remainder, then the NAL units, never past STR_BUF_LIMIT.
         let out = regs.read(ADDR_OUTPUT_STREAM);
         let limit = regs.read(STR_BUF_LIMIT) as usize;
@@ -374,4 +385,16 @@ impl H1 {
             mb_qps,
         })
     }
+}
+
+/// The cabac_zero_words a picture needs so that its bins stay within
+/// (32 / 3) x NumBytesInVclNALunits + (RawMbBits x PicSizeInMbs) / 32
+/// (7.4.2.10; RawMbBits is 3072 for 8-bit 4:2:0), each adding three bytes.
+fn cabac_zero_words(nals: &[Vec<u8>], byte_stream: bool, mbs: usize, bins: u64) -> u32 {
+    let start_code = if byte_stream { 4 } else { 0 };
+    let bytes: u64 = nals.iter().map(|n| (n.len() - start_code) as u64).sum();
+    let slack = 3072 * mbs as u64 / 32;
+    // bins <= 32 x (bytes + 3k) / 3 + slack  <=>  96k >= 3 (bins - slack) - 32 bytes.
+    let need = (3 * bins.saturating_sub(slack)).saturating_sub(32 * bytes);
+    need.div_ceil(96) as u32
 }

@@ -249,3 +249,36 @@ fn constrained_intra_chroma_offset_and_filter_offsets() {
         check("testsrc2", &cfg, 5).unwrap();
     }
 }
+
+/// Pictures with more bins than 7.4.2.10 allows for their bytes get
+/// cabac_zero_words, and the bound then holds (noise at QP 0 needs them).
+#[test]
+fn cabac_zero_words_keep_bins_within_the_bound() {
+    let mut padded = 0;
+    for (content, qp) in [("noise", 0), ("noise", 6), ("meadow", 0), ("testsrc2", 30)] {
+        let cfg = Config {
+            cabac: Some(0),
+            qp,
+            gop: 2,
+            ..Default::default()
+        };
+        check(content, &cfg, 3).unwrap();
+        let yuv = clip(content, cfg.width, cfg.height, 3);
+        let enc = encode(&yuv, &cfg);
+        let mbs = (mbs(cfg.width) * mbs(cfg.height)) as u64;
+        for (f, fb) in enc.feedback.iter().enumerate() {
+            // NAL bytes without the 4-byte start codes.
+            let bytes = u64::from(fb.nal_bytes) - 4 * u64::from(fb.slices);
+            assert!(
+                3 * fb.bins <= 32 * bytes + 3 * 96 * mbs,
+                "{content} QP {qp} frame {f}: {} bins for {bytes} bytes",
+                fb.bins
+            );
+            padded += fb.cabac_zero_words;
+        }
+    }
+    assert!(
+        padded > 0,
+        "no picture needed cabac_zero_words: the test tests nothing"
+    );
+}

@@ -85,6 +85,9 @@ pub struct Feedback {
     pub coded_levels: u32,
     pub slices: u32,
     pub expected_slices: u32,
+    /// CABAC bins of the picture and the cabac_zero_words appended.
+    pub bins: u64,
+    pub cabac_zero_words: u32,
 }
 
 pub fn mbs(v: usize) -> usize {
@@ -312,6 +315,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             rlc_reg: (r.read(RLC_CTRL) & RLC_SUM_MASK) * 4,
             coded_levels: rep.stats.rlc_count,
             slices: (r.read(ENC_CTRL5) >> CTRL5_COMPLETE_SLICES_SHIFT) & 0xff,
+            bins: rep.stats.bins,
+            cabac_zero_words: rep.stats.cabac_zero_words,
             expected_slices: if cfg.slice_rows == 0 {
                 1
             } else {
