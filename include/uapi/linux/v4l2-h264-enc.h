@@ -133,4 +133,10 @@ struct v4l2_ctrl_h264_encode_feedback {
  */
 #define V4L2_CID_STATELESS_H264_ENCODE_FILLER	(V4L2_CID_CODEC_STATELESS_BASE + 12)
 
+/*
+ * Integer control: cabac_init_idc of the P slices, 0..2, which selects the
+ * initial CABAC context values (Tables 9-13 to 9-33); ignored with CAVLC.
+ */
+#define V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC	(V4L2_CID_CODEC_STATELESS_BASE + 13)
+
 #endif /* _UAPI_LINUX_V4L2_H264_ENC_H */

@@ -94,6 +94,9 @@ struct EncodeCli {
     /// CAVLC entropy coding.
     #[arg(long)]
     no_cabac: bool,
+    /// cabac_init_idc of P slices with CABAC (0, 1 or 2).
+    #[arg(long, default_value_t = 0)]
+    cabac_init_idc: u8,
     /// 8x8 transform (high; the default there).
     #[arg(long, overrides_with = "no_transform_8x8")]
     transform_8x8: bool,
@@ -161,6 +164,7 @@ fn main() {
                 qp_max: e.qp_max,
                 gop: e.gop,
                 profile: e.profile,
+                cabac_init_idc: e.cabac_init_idc,
                 cabac: if e.cabac {
                     Some(true)
                 } else if e.no_cabac {

@@ -43,6 +43,8 @@ pub struct StreamConfig {
     pub gop: u32,
     pub profile: Profile,
     pub cabac: Option<bool>,
+    /// cabac_init_idc of P slices (CABAC), 0..2.
+    pub cabac_init_idc: u8,
     /// The 8x8 transform; by default with the High profile.
     pub transform_8x8: Option<bool>,
     pub slices: u32,
@@ -105,6 +107,9 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
     let cabac = c.cabac.unwrap_or(c.profile != Profile::Baseline);
     if cabac && c.profile == Profile::Baseline {
         return Err("--cabac needs --profile main or high".into());
+    }
+    if c.cabac_init_idc > 2 {
+        return Err("--cabac-init-idc must be 0, 1 or 2".into());
     }
     let transform_8x8 = c.transform_8x8.unwrap_or(c.profile == Profile::High);
     if transform_8x8 && c.profile != Profile::High {
@@ -199,6 +204,16 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
         i64::from(c.temporal_layers),
         "--temporal-layers",
     )?;
+    // Set only when it is not the default, so that CABAC with idc 0 works on
+    // drivers without the control.
+    if cabac && c.cabac_init_idc != 0 {
+        set(
+            d,
+            V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
+            i64::from(c.cabac_init_idc),
+            "--cabac-init-idc",
+        )?;
+    }
     set(
         d,
         V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,

@@ -103,6 +103,17 @@ fn main_and_high_profiles_verify() {
         std::fs::metadata(m).unwrap().len(),
     );
     assert!(ml * 100 < bl * 97, "CABAC {ml} bytes, CAVLC {bl}");
+    // Another cabac_init_idc (a device control): other bytes, same pictures.
+    main.extend_from_slice(&["--cabac-init-idc", "2"]);
+    encode_and_verify("main-idc2", &clip, &main, false);
+    assert_eq!(
+        std::fs::read(tmp("main-idc2.yuv")).unwrap(),
+        std::fs::read(tmp("main-cqp.yuv")).unwrap()
+    );
+    assert_ne!(
+        std::fs::read(tmp("main-idc2.h264")).unwrap(),
+        std::fs::read(tmp("main-cqp.h264")).unwrap()
+    );
     // High: the 8x8 transform, with CABAC and with CAVLC.
     let mut high = vec!["--profile", "high"];
     high.extend_from_slice(&args);
@@ -263,6 +274,19 @@ fn bad_inputs_get_clear_errors() {
     refuses(
         &["encode", &clip, "-o", &o, "--cabac"],
         "--cabac needs --profile main or high",
+    );
+    refuses(
+        &[
+            "encode",
+            &clip,
+            "-o",
+            &o,
+            "--profile",
+            "main",
+            "--cabac-init-idc",
+            "3",
+        ],
+        "--cabac-init-idc must be 0, 1 or 2",
     );
     refuses(
         &["encode", &clip, "-o", "/nonexistent-dir/x.h264"],

@@ -143,7 +143,7 @@ impl ObjectImpl for StatelessH264Enc {
                     .build(),
                 uint(
                     "cabac-init-idc",
-                    "cabac_init_idc of P slices with CABAC; the uAPI has no control for it yet, so only 0 is accepted",
+                    "cabac_init_idc of P slices with CABAC",
                     0,
                     2,
                     0,
@@ -359,12 +359,6 @@ impl VideoEncoderImpl for StatelessH264Enc {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        if s.cabac_init_idc != 0 {
-            return Err(gst::error_msg!(
-                gst::LibraryError::Settings,
-                ["cabac-init-idc other than 0 cannot be passed to the device: the stateless encode uAPI has no control for it yet"]
-            ));
-        }
         if s.device != "virtual" {
             h264enc_cli::v4l2::open(&s.device)
                 .map_err(|e| gst::error_msg!(gst::ResourceError::OpenReadWrite, ["{}", e]))?;
@@ -422,6 +416,7 @@ impl VideoEncoderImpl for StatelessH264Enc {
                 Profile::Baseline
             },
             cabac: Some(s.cabac),
+            cabac_init_idc: s.cabac_init_idc as u8,
             transform_8x8: Some(false),
             slices: 1,
             ltr_period: s.ltr_period,

@@ -598,6 +598,7 @@ mod tests {
             gop: 8,
             profile: Profile::Baseline,
             cabac: None,
+            cabac_init_idc: 0,
             transform_8x8: None,
             slices: 1,
             ltr_period: 0,

@@ -290,6 +290,11 @@ fn every_sps_and_pps_rule_is_enforced() {
         Some(Errno(-34))
     );
     assert_eq!(
+        d.set_ctrl(V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC, 3)
+            .err(),
+        Some(Errno(-34))
+    );
+    assert_eq!(
         d.set_compound(
             V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK,
             &v4l2_ctrl_h264_encode_feedback::default()
