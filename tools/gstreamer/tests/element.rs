@@ -352,10 +352,13 @@ fn cabac_gives_a_main_profile_stream_that_decodes() {
 
 #[test]
 fn settings_the_device_cannot_honour_fail_with_a_message() {
-    for (prop, says) in [(
-        "device=/dev/null",
-        "does not expose the stateless H.264 encode uAPI",
-    )] {
+    for (prop, says) in [
+        (
+            "device=/dev/null",
+            "does not expose the stateless H.264 encode uAPI",
+        ),
+        ("device=/dev/video99", "cannot open /dev/video99"),
+    ] {
         // gst-launch-1.0 must exit on its own: a hang fails the test after a minute.
         let r = Command::new("timeout")
             .args(["60", "gst-launch-1.0", "videotestsrc", "num-buffers=2", "!"])
