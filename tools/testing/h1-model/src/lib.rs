@@ -50,13 +50,12 @@ pub const MAX_MBS_PER_SIDE: u32 = 255;
 
 /// One H1 core. Like the silicon it carries nothing from one frame to the
 /// next: every input comes from the registers and memory. It keeps only
-/// scratch memory (the prepared reference picture, the buffers of the input,
-/// reference and reconstructed pictures) to spare allocations.
+/// scratch memory (the prepared reference picture, the buffers of the input
+/// and reconstructed pictures) to spare allocations.
 #[derive(Default)]
 pub struct H1 {
     refpic: refpic::RefPicture,
     input: Option<Planes>,
-    reference: Option<Planes>,
     coder: CoderBuffers,
 }
 
@@ -140,21 +139,17 @@ impl H1 {
             mb_h,
         )
         .map_err(bus)?;
-        let refp = if intra {
-            None
-        } else {
-            Some(
-                Planes::load_recon(
-                    self.reference.take(),
+        if !intra {
+            self.refpic
+                .load(
                     mem,
                     regs.read(ADDR_REF_LUMA),
                     regs.read(ADDR_REF_CHROMA),
                     mb_w,
                     mb_h,
                 )
-                .map_err(bus)?,
-            )
-        };
+                .map_err(bus)?;
+        }
 
         let qp = regs.field(QP_VAL, QP_VAL_LUM_SHIFT, 6) as i32;
         let qp_min = regs.field(QP_VAL, QP_VAL_MIN_SHIFT, 6) as i32;
@@ -254,13 +249,7 @@ impl H1 {
             return Err(IRQ_CONFIG_ERROR);
         }
 
-        let refpic = match &refp {
-            Some(r) => {
-                self.refpic.prepare(r);
-                Some(&self.refpic)
-            }
-            None => None,
-        };
+        let refpic = (!intra).then_some(&self.refpic);
         let mut coder = FrameCoder::new(&params, &src, refpic, core::mem::take(&mut self.coder));
         let slices = coder.encode();
 
@@ -377,7 +366,6 @@ impl H1 {
         let mb_qps = coder.mbs.iter().map(|m| m.qp as u8).collect();
         self.coder = coder.into_buffers();
         self.input = Some(src);
-        self.reference = refp;
         Ok(RunReport {
             irq,
             stats,

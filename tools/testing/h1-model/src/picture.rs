@@ -145,34 +145,6 @@ impl Planes {
         }
         Ok(())
     }
-
-    /// Reads a picture stored by [`Planes::store_recon`] into the buffers of
-    /// `spare` ([`Planes::reuse`]).
-    pub fn load_recon(
-        spare: Option<Planes>,
-        mem: &dyn Memory,
-        luma: u32,
-        chroma: u32,
-        mb_w: usize,
-        mb_h: usize,
-    ) -> Result<Self, BusError> {
-        let mut p = Planes::reuse(spare, mb_w, mb_h);
-        mem.read(luma, &mut p.y)?;
-        let cs = p.cstride();
-        let mut c = vec![0u8; 2 * cs];
-        for (y, (b, r)) in
-            p.cb.chunks_exact_mut(cs)
-                .zip(p.cr.chunks_exact_mut(cs))
-                .enumerate()
-        {
-            mem.read(chroma.wrapping_add((y * 2 * cs) as u32), &mut c)?;
-            for (k, (cb, cr)) in b.iter_mut().zip(r.iter_mut()).enumerate() {
-                *cb = c[2 * k];
-                *cr = c[2 * k + 1];
-            }
-        }
-        Ok(p)
-    }
 }
 
 fn replicate_edges(plane: &mut [u8], stride: usize, rows: usize, width: usize, height: usize) {

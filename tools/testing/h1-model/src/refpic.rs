@@ -8,6 +8,7 @@
 //! to the sample-by-sample path of [`crate::inter`].
 
 use crate::inter::{mc_chroma, mc_luma, RefPlane};
+use crate::memory::{BusError, Memory};
 use crate::picture::Planes;
 use crate::simd::avx2_dispatch;
 
@@ -41,19 +42,39 @@ pub struct RefPicture {
     cr: Padded<u8>,
     /// Vertical 6-tap intermediates h1 (unrounded; they fit 16 bits).
     h1: Vec<i16>,
+    /// One row of interleaved chroma as read from memory.
+    scratch: Vec<u8>,
 }
 
 fn pad_plane(p: &mut Padded<u8>, src: &[u8], w: usize, rows: usize, pad: usize) {
-    let stride = w + 2 * pad;
-    p.stride = stride;
-    p.data.resize(stride * (rows + 2 * pad), 0);
-    for y in 0..rows + 2 * pad {
-        let sy = y.saturating_sub(pad).min(rows - 1);
-        let srow = &src[sy * w..sy * w + w];
-        let drow = &mut p.data[y * stride..(y + 1) * stride];
-        drow[..pad].fill(srow[0]);
-        drow[pad..pad + w].copy_from_slice(srow);
-        drow[pad + w..].fill(srow[w - 1]);
+    size_plane(p, w, rows, pad);
+    for (y, srow) in src.chunks_exact(w).take(rows).enumerate() {
+        p.data[(y + pad) * p.stride + pad..][..w].copy_from_slice(srow);
+    }
+    extend_borders(p, w, rows, pad);
+}
+
+/// Gives `p` the size of a `w` x `rows` plane with a border of `pad`.
+fn size_plane(p: &mut Padded<u8>, w: usize, rows: usize, pad: usize) {
+    p.stride = w + 2 * pad;
+    p.data.resize(p.stride * (rows + 2 * pad), 0);
+}
+
+/// Replicates the edge samples of the `w` x `rows` picture inside `p` into its border.
+fn extend_borders(p: &mut Padded<u8>, w: usize, rows: usize, pad: usize) {
+    let stride = p.stride;
+    for y in pad..pad + rows {
+        let row = &mut p.data[y * stride..(y + 1) * stride];
+        let (l, r) = (row[pad], row[pad + w - 1]);
+        row[..pad].fill(l);
+        row[pad + w..].fill(r);
+    }
+    for y in 0..pad {
+        p.data
+            .copy_within(pad * stride..(pad + 1) * stride, y * stride);
+        let last = (pad + rows - 1) * stride;
+        p.data
+            .copy_within(last..last + stride, (pad + rows + y) * stride);
     }
 }
 
@@ -95,6 +116,53 @@ impl RefPicture {
             planes.mb_h * 8,
             CPAD,
         );
+        self.half_planes();
+    }
+
+    /// Reads a reconstructed picture in the H1's format (luma rows, then rows
+    /// of interleaved Cb and Cr) from memory straight into the padded planes,
+    /// then computes the half-sample planes.
+    pub fn load(
+        &mut self,
+        mem: &dyn Memory,
+        luma: u32,
+        chroma: u32,
+        mb_w: usize,
+        mb_h: usize,
+    ) -> Result<(), BusError> {
+        let (w, hgt) = (mb_w * 16, mb_h * 16);
+        self.width = w as i32;
+        self.height = hgt as i32;
+        size_plane(&mut self.g, w, hgt, PAD);
+        let s = self.g.stride;
+        for y in 0..hgt {
+            let row = &mut self.g.data[(y + PAD) * s + PAD..][..w];
+            mem.read(luma.wrapping_add((y * w) as u32), row)?;
+        }
+        extend_borders(&mut self.g, w, hgt, PAD);
+        let (cw, ch) = (mb_w * 8, mb_h * 8);
+        size_plane(&mut self.cb, cw, ch, CPAD);
+        size_plane(&mut self.cr, cw, ch, CPAD);
+        let cs = self.cb.stride;
+        self.scratch.resize(2 * cw, 0);
+        for y in 0..ch {
+            mem.read(chroma.wrapping_add((y * 2 * cw) as u32), &mut self.scratch)?;
+            let o = (y + CPAD) * cs + CPAD;
+            let (b, r) = (&mut self.cb.data[o..o + cw], &mut self.cr.data[o..o + cw]);
+            for (k, pair) in self.scratch.chunks_exact(2).enumerate() {
+                b[k] = pair[0];
+                r[k] = pair[1];
+            }
+        }
+        extend_borders(&mut self.cb, cw, ch, CPAD);
+        extend_borders(&mut self.cr, cw, ch, CPAD);
+        self.half_planes();
+        Ok(())
+    }
+
+    /// Computes the three half-sample planes from the padded luma.
+    fn half_planes(&mut self) {
+        let hgt = self.height as usize;
         let s = self.g.stride;
         let rows = hgt + 2 * PAD;
         let n = self.g.data.len();
