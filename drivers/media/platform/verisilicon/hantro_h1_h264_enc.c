@@ -89,8 +89,9 @@ static int hantro_h264_enc_config(struct hantro_ctx *ctx,
 	cfg->log2_max_frame_num_minus4 = sps->log2_max_frame_num_minus4;
 	cfg->entropy_cabac = !!(pps->flags & V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE);
 	if (cfg->entropy_cabac)
-		cfg->cabac_init_idc = hantro_h264_enc_ctrl(ctx,
-				V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC, 0);
+		cfg->cabac_init_idc =
+			hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
+					     0);
 	cfg->transform_8x8 = !!(pps->flags & V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE);
 	cfg->constrained_intra_pred =
 		!!(pps->flags & V4L2_H264_PPS_FLAG_CONSTRAINED_INTRA_PRED);
