@@ -57,7 +57,7 @@ impl FrameCoder<'_> {
         }
         let idx = mby * self.mb_w() + mbx;
         let mut done = 0u16;
-        for p in m.mode.parts() {
+        for p in m.mode.parts().iter() {
             let mv = m.mv[p.y4 * 4 + p.x4];
             let mvp = self.part_mvp(slice, mbx, mby, &p, done);
             let d = [mv[0] - mvp[0], mv[1] - mvp[1]];

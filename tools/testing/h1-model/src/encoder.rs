@@ -318,43 +318,28 @@ impl<'a> FrameCoder<'a> {
         let mut inter_cost = None;
         if let (false, Some(rp)) = (self.p.intra, self.refpic) {
             let skip_mv = self.skip_mv(slice, x, y);
-            // P_Skip when its prediction leaves nothing to code.
+            // P_Skip when its prediction leaves nothing to code. The residual
+            // test costs more than the SATD, so it is only asked where the
+            // SATD could make P_Skip win.
             let mut pred = [0u8; 256];
             let mut cpred = [[0u8; 64]; 2];
-            let skip = InterMb {
-                mode: crate::inter_mb::PartMode::P16x16,
-                mv: [skip_mv; 16],
-                cost: 0,
-            };
-            self.predict_inter(rp, mbx, mby, &skip, &mut pred, &mut cpred);
-            let skip_zero = zero_check::luma_is_zero(&src, &pred, qp) && {
-                let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
-                let planes = [&self.src.cb[..], &self.src.cr[..]];
-                zero_check::chroma_is_zero(
-                    planes,
-                    self.src.cstride(),
-                    mbx * 8,
-                    mby * 8,
-                    qpc,
-                    &cpred,
-                )
-            };
-            let skip_cost = if skip_zero {
-                satd(&src, 16, &pred, 16, 16, 16)
-            } else {
-                u32::MAX
-            };
+            rp.luma(x * 16, y * 16, skip_mv, 16, 16, &mut pred, 16);
+            let skip_satd = satd(&src, 16, &pred, 16, 16, 16);
             // Nearly perfect skip predictions are taken without a search; the
             // others only when the search finds nothing better, since a
             // searched vector may predict far better even when neither leaves
             // a residual (zooms, slow motion at high QP).
-            if skip_cost <= EARLY_SKIP_LAMBDAS * lam {
+            if skip_satd <= EARLY_SKIP_LAMBDAS * lam
+                && self.skip_is_zero(rp, mbx, mby, &src, &pred, skip_mv, qp, &mut cpred)
+            {
                 self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
                 self.code_skip(idx, skip_run);
                 return;
             }
             let inter = self.decide_inter(rp, slice, mbx, mby, &src, skip_mv, lam);
-            if skip_cost <= inter.cost.saturating_add(2 * lam) {
+            if skip_satd <= inter.cost.saturating_add(2 * lam)
+                && self.skip_is_zero(rp, mbx, mby, &src, &pred, skip_mv, qp, &mut cpred)
+            {
                 self.commit_skip(idx, mbx, mby, skip_mv, &pred, &cpred, *qp_prev);
                 self.code_skip(idx, skip_run);
                 return;
@@ -389,7 +374,7 @@ impl<'a> FrameCoder<'a> {
                     self.code_luma_inter(&src, &pred, qp)
                 };
                 let chroma = self.code_chroma(x, y, qp, false, &cpred);
-                if inter.mv == skip.mv && luma.cbp == 0 && chroma.cbp == 0 {
+                if inter.mv == [skip_mv; 16] && luma.cbp == 0 && chroma.cbp == 0 {
                     self.commit_skip(idx, mbx, mby, skip_mv, &luma.rec, &chroma.rec, *qp_prev);
                     self.code_skip(idx, skip_run);
                     return;
@@ -428,6 +413,36 @@ impl<'a> FrameCoder<'a> {
                 qp_prev,
             );
         }
+    }
+
+    /// Whether the P_Skip prediction `pred` (luma) leaves no residual at all;
+    /// predicts the chroma into `cpred` when the luma leaves none.
+    #[allow(clippy::too_many_arguments)]
+    fn skip_is_zero(
+        &self,
+        rp: &RefPicture,
+        mbx: usize,
+        mby: usize,
+        src: &[u8; 256],
+        pred: &[u8; 256],
+        skip_mv: [i32; 2],
+        qp: i32,
+        cpred: &mut [[u8; 64]; 2],
+    ) -> bool {
+        if !zero_check::luma_is_zero(src, pred, qp) {
+            return false;
+        }
+        self.predict_chroma(
+            rp,
+            mbx,
+            mby,
+            crate::inter_mb::PartMode::P16x16,
+            &[skip_mv; 16],
+            cpred,
+        );
+        let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
+        let planes = [&self.src.cb[..], &self.src.cr[..]];
+        zero_check::chroma_is_zero(planes, self.src.cstride(), mbx * 8, mby * 8, qpc, cpred)
     }
 
     /// mb_skip_flag 1, or one more in mb_skip_run.

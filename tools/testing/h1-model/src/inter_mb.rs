@@ -69,7 +69,37 @@ impl Part {
 
 const WHOLE: Part = Part::new(0, 0, 4, 4, Shape::Other);
 
-fn sub_parts(sub: SubMode, k: usize, out: &mut Vec<Part>) {
+/// The partitions of a macroblock, at most 16 (4x4 sub-macroblock partitions),
+/// kept inline: they are listed for every predicted macroblock.
+#[derive(Clone, Copy)]
+pub struct Parts {
+    list: [Part; 16],
+    n: usize,
+}
+
+impl Parts {
+    const fn new() -> Self {
+        Parts {
+            list: [WHOLE; 16],
+            n: 0,
+        }
+    }
+
+    fn push(&mut self, p: Part) {
+        self.list[self.n] = p;
+        self.n += 1;
+    }
+}
+
+impl core::ops::Deref for Parts {
+    type Target = [Part];
+
+    fn deref(&self) -> &[Part] {
+        &self.list[..self.n]
+    }
+}
+
+fn sub_parts(sub: SubMode, k: usize, out: &mut Parts) {
     let (bx, by) = (k % 2 * 2, k / 2 * 2);
     match sub {
         SubMode::S8x8 => out.push(Part::new(bx, by, 2, 2, Shape::Other)),
@@ -109,25 +139,25 @@ impl PartMode {
     }
 
     /// The partitions in the order their motion vector differences are coded.
-    pub fn parts(self) -> Vec<Part> {
+    pub fn parts(self) -> Parts {
+        let mut v = Parts::new();
         match self {
-            PartMode::P16x16 => vec![WHOLE],
-            PartMode::P16x8 => vec![
-                Part::new(0, 0, 4, 2, Shape::Rows(0)),
-                Part::new(0, 2, 4, 2, Shape::Rows(1)),
-            ],
-            PartMode::P8x16 => vec![
-                Part::new(0, 0, 2, 4, Shape::Cols(0)),
-                Part::new(2, 0, 2, 4, Shape::Cols(1)),
-            ],
+            PartMode::P16x16 => v.push(WHOLE),
+            PartMode::P16x8 => {
+                v.push(Part::new(0, 0, 4, 2, Shape::Rows(0)));
+                v.push(Part::new(0, 2, 4, 2, Shape::Rows(1)));
+            }
+            PartMode::P8x16 => {
+                v.push(Part::new(0, 0, 2, 4, Shape::Cols(0)));
+                v.push(Part::new(2, 0, 2, 4, Shape::Cols(1)));
+            }
             PartMode::P8x8(subs) => {
-                let mut v = Vec::with_capacity(16);
                 for (k, s) in subs.iter().enumerate() {
                     sub_parts(*s, k, &mut v);
                 }
-                v
             }
         }
+        v
     }
 
     /// Bits of mb_type and the sub_mb_types.
@@ -378,7 +408,7 @@ impl FrameCoder<'_> {
                 &[SubMode::S8x8]
             };
             for &sub in modes {
-                let mut parts = Vec::with_capacity(4);
+                let mut parts = Parts::new();
                 sub_parts(sub, k, &mut parts);
                 let mut d = done;
                 let start = best_k.map_or(mv16, |b| b.1[0]);
@@ -390,7 +420,7 @@ impl FrameCoder<'_> {
                 }
             }
             let (sub, v, c) = best_k.unwrap_or((SubMode::S8x8, [[0; 2]; 16], u32::MAX / 8));
-            let mut parts = Vec::with_capacity(4);
+            let mut parts = Parts::new();
             sub_parts(sub, k, &mut parts);
             for (i, p) in parts.iter().enumerate() {
                 self.set_part_motion(mbx, mby, p, v[i]);
@@ -449,7 +479,7 @@ impl FrameCoder<'_> {
         chroma: &mut [[u8; 64]; 2],
     ) {
         let (x0, y0) = ((mbx * 16) as i32, (mby * 16) as i32);
-        for p in m.mode.parts() {
+        for p in m.mode.parts().iter() {
             let mv = m.mv[p.y4 * 4 + p.x4];
             let (x, y, w, h) = (p.x4 * 4, p.y4 * 4, p.w4 * 4, p.h4 * 4);
             rp.luma(
@@ -461,15 +491,34 @@ impl FrameCoder<'_> {
                 &mut luma[y * 16 + x..],
                 16,
             );
+        }
+        self.predict_chroma(rp, mbx, mby, m.mode, &m.mv, chroma);
+    }
+
+    /// Chroma prediction of a P macroblock partitioned as `mode` with the
+    /// vectors `mv` of its 4x4 blocks.
+    pub(crate) fn predict_chroma(
+        &self,
+        rp: &RefPicture,
+        mbx: usize,
+        mby: usize,
+        mode: PartMode,
+        mv: &[[i32; 2]; 16],
+        chroma: &mut [[u8; 64]; 2],
+    ) {
+        let (x0, y0) = ((mbx * 8) as i32, (mby * 8) as i32);
+        for p in mode.parts().iter() {
+            let v = mv[p.y4 * 4 + p.x4];
+            let (x, y, w, h) = (p.x4 * 2, p.y4 * 2, p.w4 * 2, p.h4 * 2);
             for (c, out) in chroma.iter_mut().enumerate() {
                 rp.chroma(
                     c,
-                    (x0 + x as i32) / 2,
-                    (y0 + y as i32) / 2,
-                    mv,
-                    w / 2,
-                    h / 2,
-                    &mut out[y / 2 * 8 + x / 2..],
+                    x0 + x as i32,
+                    y0 + y as i32,
+                    v,
+                    w,
+                    h,
+                    &mut out[y * 8 + x..],
                     8,
                 );
             }
@@ -494,7 +543,7 @@ impl FrameCoder<'_> {
             }
         }
         let mut done = 0u16;
-        for p in m.mode.parts() {
+        for p in m.mode.parts().iter() {
             let mv = m.mv[p.y4 * 4 + p.x4];
             let mvp = self.part_mvp(slice, mbx, mby, &p, done);
             bw.se(mv[0] - mvp[0]);

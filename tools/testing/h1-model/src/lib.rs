@@ -20,6 +20,8 @@ pub mod deblock;
 #[cfg(target_arch = "x86_64")]
 mod deblock_luma_x86;
 pub mod encoder;
+#[cfg(target_arch = "x86_64")]
+mod halfpel_x86;
 pub mod inter;
 pub mod inter_mb;
 pub mod intra;

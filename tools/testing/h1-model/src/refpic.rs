@@ -244,11 +244,7 @@ impl RefPicture {
         let (first, second) = self.sources(xi, yi, mv);
         let st = self.g.stride;
         match second {
-            None => {
-                for row in 0..h {
-                    out[row * os..row * os + w].copy_from_slice(&first[row * st..][..w]);
-                }
-            }
+            None => copy_rows(first, st, out, os, w, h),
             Some(sec) => {
                 for row in 0..h {
                     let a = &first[row * st..][..w];
@@ -355,9 +351,7 @@ impl RefPicture {
         let s = p.stride;
         let o = (yi + CPAD as i32) as usize * s + (xi + CPAD as i32) as usize;
         if fx == 0 && fy == 0 {
-            for row in 0..h {
-                out[row * os..row * os + w].copy_from_slice(&p.data[o + row * s..][..w]);
-            }
+            copy_rows(&p.data[o..], s, out, os, w, h);
             return;
         }
         let (wa, wb, wc, wd) = (
@@ -378,6 +372,29 @@ impl RefPicture {
             let d = &mut out[row * os..row * os + w];
             for k in 0..w {
                 d[k] = bilinear(wts, r0[k], r0[k + 1], r1[k], r1[k + 1]);
+            }
+        }
+    }
+}
+
+/// Copies `h` rows of `w` samples; block widths get fixed-size copies, which
+/// compile to moves where a variable length would call `memcpy` per row.
+#[inline]
+fn copy_rows(src: &[u8], ss: usize, out: &mut [u8], os: usize, w: usize, h: usize) {
+    fn rows<const W: usize>(src: &[u8], ss: usize, out: &mut [u8], os: usize, h: usize) {
+        for row in 0..h {
+            let s: &[u8; W] = src[row * ss..][..W].try_into().expect("W samples");
+            out[row * os..][..W].copy_from_slice(s);
+        }
+    }
+    match w {
+        16 => rows::<16>(src, ss, out, os, h),
+        8 => rows::<8>(src, ss, out, os, h),
+        4 => rows::<4>(src, ss, out, os, h),
+        2 => rows::<2>(src, ss, out, os, h),
+        _ => {
+            for row in 0..h {
+                out[row * os..][..w].copy_from_slice(&src[row * ss..][..w]);
             }
         }
     }
@@ -419,10 +436,25 @@ struct HalfPlanes<'a> {
     rows: usize,
 }
 
-avx2_dispatch!(
-    /// [`half_planes`], compiled for AVX2 where the CPU has it.
-    fn compute_half_planes(p: HalfPlanes<'_>) -> () => half_planes
-);
+/// [`half_planes`], with the AVX2 routines of [`crate::halfpel_x86`] where the CPU has them.
+fn compute_half_planes(p: HalfPlanes<'_>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let planes = crate::halfpel_x86::Planes {
+            g: p.g,
+            h1: p.h1,
+            b: p.b,
+            h: p.h,
+            j: p.j,
+            stride: p.stride,
+            rows: p.rows,
+        };
+        if crate::halfpel_x86::half_planes(planes).is_some() {
+            return;
+        }
+    }
+    half_planes(p)
+}
 
 /// Computes h1, h (vertical), b (horizontal) and j (centre) of clause 8.4.2.2.1.
 #[inline(always)]
@@ -478,6 +510,51 @@ fn tap6_row<T: Copy + Into<i32>>(row: &[T], out: &mut [u8], round: i32, shift: u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The AVX2 half-sample planes equal the plain ones on random and
+    /// extreme pictures of several widths (tails of the 32-sample steps).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_half_planes_equal_the_plain_ones() {
+        if !std::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 on this CPU: the plain half-sample planes are the only ones");
+            return;
+        }
+        let mut rng = crate::testrng::Rng::new(0x1234_5678_9abc_def0);
+        for (stride, rows) in [(40, 6), (112, 40), (141, 37), (1376, 20)] {
+            for kind in 0..4 {
+                let g: Vec<u8> = (0..stride * rows)
+                    .map(|i| match kind {
+                        0 => rng.byte(),
+                        1 => 255,
+                        2 => [0, 255][(i / 3 + i / stride) % 2],
+                        _ => [255, 0][(i + i / stride) % 2],
+                    })
+                    .collect();
+                let run = |avx2: bool| {
+                    let n = stride * rows;
+                    let (mut h1, mut b, mut h, mut j) =
+                        (vec![0i16; n], vec![0u8; n], vec![0u8; n], vec![0u8; n]);
+                    let p = HalfPlanes {
+                        g: &g,
+                        h1: &mut h1,
+                        b: &mut b,
+                        h: &mut h,
+                        j: &mut j,
+                        stride,
+                        rows,
+                    };
+                    if avx2 {
+                        compute_half_planes(p);
+                    } else {
+                        half_planes(p);
+                    }
+                    (h1, b, h, j)
+                };
+                assert!(run(true) == run(false), "{stride}x{rows} kind {kind}");
+            }
+        }
+    }
 
     /// Every fast prediction equals the sample-by-sample one of clause 8.4.2.2,
     /// inside the picture, near its edges and far outside it.
