@@ -108,8 +108,8 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
                             + 1)
                             >> 1;
                         let cs = rec.cstride();
-                        filter_edge(
-                            &mut rec.cb,
+                        filter_chroma_edges(
+                            rec,
                             cs,
                             mbx * 8,
                             mby * 8,
@@ -118,19 +118,6 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
                             &bs,
                             qpc,
                             p,
-                            true,
-                        );
-                        filter_edge(
-                            &mut rec.cr,
-                            cs,
-                            mbx * 8,
-                            mby * 8,
-                            edge * 2,
-                            vertical,
-                            &bs,
-                            qpc,
-                            p,
-                            true,
                         );
                     }
                 }
@@ -244,12 +231,49 @@ fn filter_edge(
     if !chroma {
         let index_a = (qp + p.offset_a).clamp(0, 51) as usize;
         let index_b = (qp + p.offset_b).clamp(0, 51) as usize;
-        crate::deblock_luma_x86::filter_luma_edge(
+        crate::deblock_x86::filter_luma_edge(
             plane, stride, x0, y0, pos, vertical, bs, index_a, index_b,
         );
         return;
     }
     filter_edge_plain(plane, stride, x0, y0, pos, vertical, bs, qp, p, chroma);
+}
+
+/// Filters one chroma edge in both Cb and Cr.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn filter_chroma_edges(
+    rec: &mut Planes,
+    cs: usize,
+    x0: usize,
+    y0: usize,
+    pos: usize,
+    vertical: bool,
+    bs: &[u8; 4],
+    qpc: i32,
+    p: &DeblockParams,
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let index_a = (qpc + p.offset_a).clamp(0, 51) as usize;
+        let index_b = (qpc + p.offset_b).clamp(0, 51) as usize;
+        crate::deblock_x86::filter_chroma_edge(
+            &mut rec.cb,
+            &mut rec.cr,
+            cs,
+            x0,
+            y0,
+            pos,
+            vertical,
+            bs,
+            index_a,
+            index_b,
+        );
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for plane in [&mut rec.cb, &mut rec.cr] {
+        filter_edge_plain(plane, cs, x0, y0, pos, vertical, bs, qpc, p, true);
+    }
 }
 
 /// [`filter_edge`] line by line.
@@ -343,6 +367,55 @@ fn filter_edge_plain(
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
+
+    /// The SSE2 chroma filter equals the plain one on random edges of both
+    /// planes, as the luma one does.
+    #[test]
+    fn chroma_edge_filter_equals_the_plain_one() {
+        let mut rng = crate::testrng::Rng::new(0xc4d0);
+        let stride = 24;
+        let mut changed = 0;
+        for round in 0..20000 {
+            let spread = [4, 16, 64, 256][round % 4];
+            let mut plane = || -> Vec<u8> {
+                let base = rng.range(0, 255);
+                (0..stride * 24)
+                    .map(|_| (base + rng.range(0, spread) - spread / 2).clamp(0, 255) as u8)
+                    .collect()
+            };
+            let (mut cb, mut cr) = (plane(), plane());
+            let (mut pcb, mut pcr) = (cb.clone(), cr.clone());
+            let before = (cb.clone(), cr.clone());
+            let bs: [u8; 4] = core::array::from_fn(|_| rng.range(0, 4) as u8);
+            let qp = rng.range(0, 51);
+            let p = DeblockParams {
+                idc: 0,
+                offset_a: 2 * rng.range(-6, 6),
+                offset_b: 2 * rng.range(-6, 6),
+                chroma_qp_offset: 0,
+            };
+            let vertical = round % 2 == 0;
+            let pos = 4 * rng.range(0, 1) as usize;
+            let (x0, y0) = (8, 8);
+            let index_a = (qp + p.offset_a).clamp(0, 51) as usize;
+            let index_b = (qp + p.offset_b).clamp(0, 51) as usize;
+            crate::deblock_x86::filter_chroma_edge(
+                &mut cb, &mut cr, stride, x0, y0, pos, vertical, &bs, index_a, index_b,
+            );
+            for plane in [&mut pcb, &mut pcr] {
+                filter_edge_plain(plane, stride, x0, y0, pos, vertical, &bs, qp, &p, true);
+            }
+            assert!(
+                cb == pcb && cr == pcr,
+                "round {round}: bs {bs:?} qp {qp} vertical {vertical} pos {pos}"
+            );
+            changed += usize::from((cb, cr) != before);
+        }
+        assert!(
+            changed > 5000,
+            "{changed} of 20000 rounds filtered anything"
+        );
+    }
 
     /// The SSE2 luma filter equals the plain one on random edges: smooth
     /// content (so most lines are filtered), every strength, QP and offset.

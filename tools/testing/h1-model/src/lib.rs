@@ -18,7 +18,7 @@ pub mod cabac_syntax;
 pub mod cavlc;
 pub mod deblock;
 #[cfg(target_arch = "x86_64")]
-mod deblock_luma_x86;
+mod deblock_x86;
 pub mod encoder;
 #[cfg(target_arch = "x86_64")]
 mod halfpel_x86;

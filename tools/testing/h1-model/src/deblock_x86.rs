@@ -1,6 +1,7 @@
-//! The luma edge filter of 8.7.2.3 and 8.7.2.4 on the 16 lines of an edge at
-//! once with SSE2 (part of x86_64): the same arithmetic as the plain filter in
-//! `deblock.rs`, which the tests compare it with.
+//! The edge filters of 8.7.2.3 and 8.7.2.4 with SSE2 (part of x86_64): the 16
+//! lines of a luma edge at once, and the 8 lines of a chroma edge of Cb and
+//! Cr together. The same arithmetic as the plain filter in `deblock.rs`,
+//! which the tests compare them with.
 
 use crate::tables::{ALPHA, BETA, TC0};
 use core::arch::x86_64::*;
@@ -97,6 +98,147 @@ pub fn filter_luma_edge(
                 _mm_storeu_si128(base.add(first + i * stride) as *mut __m128i, *r);
             }
         }
+    }
+}
+
+/// Filters the chroma edge at offset `pos` (0 or 4) of the 8x8 blocks at
+/// `x0, y0` of both `cb` and `cr` (same stride), with the luma edge's
+/// strengths `bs` (two lines each) and `index_a`/`index_b` (8.7.2.2).
+#[allow(clippy::too_many_arguments)]
+pub fn filter_chroma_edge(
+    cb: &mut [u8],
+    cr: &mut [u8],
+    stride: usize,
+    x0: usize,
+    y0: usize,
+    pos: usize,
+    vertical: bool,
+    bs: &[u8; 4],
+    index_a: usize,
+    index_b: usize,
+) {
+    // Each line's p3..q3 (only p1..q1 are read, only p0 and q0 written).
+    let (first, last) = if vertical {
+        (y0 * stride + x0 + pos - 4, (y0 + 7) * stride + x0 + pos + 4)
+    } else {
+        (
+            (y0 + pos - 4) * stride + x0,
+            (y0 + pos + 3) * stride + x0 + 8,
+        )
+    };
+    assert!(last <= cb.len() && last <= cr.len() && first < last);
+    // SAFETY: SSE2 is part of x86_64; every load and store touches 8 bytes
+    // between `first` and `last` of `cb` or `cr` (asserted above).
+    unsafe {
+        let (pb, pr) = (cb.as_mut_ptr(), cr.as_mut_ptr());
+        let load = |p: *mut u8, o: usize| _mm_loadl_epi64(p.add(o) as *const __m128i);
+        // Lanes 0-7: the Cb lines, 8-15: the Cr lines.
+        let v: [__m128i; 8] = if vertical {
+            let rows: [__m128i; 16] = core::array::from_fn(|i| {
+                let p = if i < 8 { pb } else { pr };
+                load(p, first + (i % 8) * stride)
+            });
+            transpose_16x8(&rows)
+        } else {
+            core::array::from_fn(|i| {
+                let o = first + i * stride;
+                _mm_unpacklo_epi64(load(pb, o), load(pr, o))
+            })
+        };
+        let z = _mm_setzero_si128();
+        let wide = |x: __m128i| (_mm_unpacklo_epi8(x, z), _mm_unpackhi_epi8(x, z));
+        let (p1, p0, q0, q1) = (wide(v[2]), wide(v[3]), wide(v[4]), wide(v[5]));
+        let b = |k: usize| bs[k] as i16;
+        let tc = |k: usize| {
+            if (1..4).contains(&bs[k]) {
+                TC0[index_a][bs[k] as usize - 1] as i16 + 1
+            } else {
+                0
+            }
+        };
+        // Line k of a plane takes the strength of luma block k / 2.
+        let bsv = _mm_set_epi16(b(3), b(3), b(2), b(2), b(1), b(1), b(0), b(0));
+        let tcv = _mm_set_epi16(tc(3), tc(3), tc(2), tc(2), tc(1), tc(1), tc(0), tc(0));
+        let (alpha, beta) = (ALPHA[index_a] as i16, BETA[index_b] as i16);
+        let (p0l, q0l) = filter_chroma8(p1.0, p0.0, q0.0, q1.0, bsv, tcv, alpha, beta);
+        let (p0h, q0h) = filter_chroma8(p1.1, p0.1, q0.1, q1.1, bsv, tcv, alpha, beta);
+        let (np0, nq0) = (_mm_packus_epi16(p0l, p0h), _mm_packus_epi16(q0l, q0h));
+        let store =
+            |p: *mut u8, o: usize, x: __m128i| _mm_storel_epi64(p.add(o) as *mut __m128i, x);
+        if vertical {
+            let mut c = v;
+            c[3] = np0;
+            c[4] = nq0;
+            let rows = transpose_8x16(&c);
+            for (i, r) in rows.iter().enumerate() {
+                let p = if i < 8 { pb } else { pr };
+                store(p, first + (i % 8) * stride, *r);
+            }
+        } else {
+            for (k, x) in [(3, np0), (4, nq0)] {
+                let o = first + k * stride;
+                store(pb, o, x);
+                store(pr, o, _mm_srli_si128::<8>(x));
+            }
+        }
+    }
+}
+
+/// The chroma filter of eight lines (16-bit lanes): new p0 and q0.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn filter_chroma8(
+    p1: __m128i,
+    p0: __m128i,
+    q0: __m128i,
+    q1: __m128i,
+    bs: __m128i,
+    tc: __m128i,
+    alpha: i16,
+    beta: i16,
+) -> (__m128i, __m128i) {
+    // SAFETY: SSE2 register arithmetic; values stay within 16 bits.
+    unsafe {
+        let z = _mm_setzero_si128();
+        let (va, vb) = (_mm_set1_epi16(alpha), _mm_set1_epi16(beta));
+        let filter = _mm_and_si128(
+            _mm_andnot_si128(
+                _mm_cmpeq_epi16(bs, z),
+                _mm_cmplt_epi16(abs_diff(p0, q0), va),
+            ),
+            _mm_and_si128(
+                _mm_cmplt_epi16(abs_diff(p1, p0), vb),
+                _mm_cmplt_epi16(abs_diff(q1, q0), vb),
+            ),
+        );
+        let bs4 = _mm_cmpeq_epi16(bs, _mm_set1_epi16(4));
+        let c255 = _mm_set1_epi16(255);
+        let clip = |v: __m128i| _mm_min_epi16(_mm_max_epi16(v, z), c255);
+        // bS < 4 (8.7.2.3, chromaStyleFilteringFlag): tC = tC0 + 1.
+        let delta = _mm_srai_epi16::<3>(_mm_add_epi16(
+            _mm_add_epi16(
+                _mm_slli_epi16::<2>(_mm_sub_epi16(q0, p0)),
+                _mm_sub_epi16(p1, q1),
+            ),
+            _mm_set1_epi16(4),
+        ));
+        let delta = _mm_min_epi16(_mm_max_epi16(delta, _mm_sub_epi16(z, tc)), tc);
+        let p0n = clip(_mm_add_epi16(p0, delta));
+        let q0n = clip(_mm_sub_epi16(q0, delta));
+        // bS 4 (8.7.2.4): (2p1 + p0 + q1 + 2) >> 2 and its mirror.
+        let two = _mm_set1_epi16(2);
+        let p0s = _mm_srai_epi16::<2>(_mm_add_epi16(
+            _mm_add_epi16(_mm_slli_epi16::<1>(p1), p0),
+            _mm_add_epi16(q1, two),
+        ));
+        let q0s = _mm_srai_epi16::<2>(_mm_add_epi16(
+            _mm_add_epi16(_mm_slli_epi16::<1>(q1), q0),
+            _mm_add_epi16(p1, two),
+        ));
+        (
+            select(filter, select(bs4, p0s, p0n), p0),
+            select(filter, select(bs4, q0s, q0n), q0),
+        )
     }
 }
 
