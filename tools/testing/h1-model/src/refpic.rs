@@ -149,10 +149,7 @@ impl RefPicture {
             mem.read(chroma.wrapping_add((y * 2 * cw) as u32), &mut self.scratch)?;
             let o = (y + CPAD) * cs + CPAD;
             let (b, r) = (&mut self.cb.data[o..o + cw], &mut self.cr.data[o..o + cw]);
-            for (k, pair) in self.scratch.chunks_exact(2).enumerate() {
-                b[k] = pair[0];
-                r[k] = pair[1];
-            }
+            deinterleave(&self.scratch, b, r);
         }
         extend_borders(&mut self.cb, cw, ch, CPAD);
         extend_borders(&mut self.cr, cw, ch, CPAD);
@@ -374,6 +371,27 @@ impl RefPicture {
                 d[k] = bilinear(wts, r0[k], r0[k + 1], r1[k], r1[k + 1]);
             }
         }
+    }
+}
+
+/// Splits interleaved Cb, Cr pairs into `b` and `r`, eight pairs at a time
+/// (chroma rows are whole macroblocks wide) so that the loop vectorizes.
+fn deinterleave(pairs: &[u8], b: &mut [u8], r: &mut [u8]) {
+    for ((p, bo), ro) in pairs
+        .chunks_exact(16)
+        .zip(b.chunks_exact_mut(8))
+        .zip(r.chunks_exact_mut(8))
+    {
+        let p: &[u8; 16] = p.try_into().expect("16 bytes");
+        for i in 0..8 {
+            bo[i] = p[2 * i];
+            ro[i] = p[2 * i + 1];
+        }
+    }
+    let done = pairs.len() / 16 * 8;
+    for (k, pair) in pairs[done * 2..].chunks_exact(2).enumerate() {
+        b[done + k] = pair[0];
+        r[done + k] = pair[1];
     }
 }
 
