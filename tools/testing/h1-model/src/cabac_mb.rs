@@ -58,20 +58,20 @@ impl FrameCoder<'_> {
         let idx = mby * self.mb_w() + mbx;
         let mut done = 0u16;
         for p in m.mode.parts().iter() {
-            let mv = m.mv[p.y4 * 4 + p.x4];
+            let mv = m.mv[p.y4() * 4 + p.x4()];
             let mvp = self.part_mvp(slice, mbx, mby, &p, done);
             let d = [mv[0] - mvp[0], mv[1] - mvp[1]];
             for (c, &dc) in d.iter().enumerate() {
-                let sum = self.abs_mvd(idx, p.x4 as i32 - 1, p.y4 as i32, c)
-                    + self.abs_mvd(idx, p.x4 as i32, p.y4 as i32 - 1, c);
+                let sum = self.abs_mvd(idx, p.x4() as i32 - 1, p.y4() as i32, c)
+                    + self.abs_mvd(idx, p.x4() as i32, p.y4() as i32 - 1, c);
                 se::mvd(e, c == 1, sum, dc);
             }
             let stored = [
                 d[0].unsigned_abs().min(255) as u8,
                 d[1].unsigned_abs().min(255) as u8,
             ];
-            for y in p.y4..p.y4 + p.h4 {
-                for x in p.x4..p.x4 + p.w4 {
+            for y in p.y4()..p.y4() + p.h4() {
+                for x in p.x4()..p.x4() + p.w4() {
                     self.mbs[idx].mvd[y * 4 + x] = stored;
                 }
             }

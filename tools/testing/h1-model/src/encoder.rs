@@ -3,7 +3,7 @@
 use crate::bitwriter::BitWriter;
 use crate::cabac::{CabacEncoder, NUM_CONTEXTS};
 use crate::cavlc::{write_block, LEVEL_CLAMP};
-use crate::inter::{sad, satd, satd4x4};
+use crate::inter::{sad, satd, satd4x4_x2};
 use crate::inter_mb::InterMb;
 use crate::intra::{self, Edges};
 use crate::mvpred::{self, BlockMotion, Neighbour};
@@ -697,12 +697,17 @@ impl<'a> FrameCoder<'a> {
             let mut best = (intra::I4_DC, u32::MAX, [0u8; 16]);
             let mut preds = [[0u8; 16]; 9];
             let avail = intra::pred4x4_all(&e, &mut preds);
-            for (mode, pred) in preds.iter().enumerate() {
-                if avail & (1 << mode) != 0 {
-                    let bits = if mode as u8 == pred_mode { 1 } else { 4 };
-                    let c = satd4x4(&sblk, 4, pred, 4) + lam * bits;
-                    if c < best.1 {
-                        best = (mode as u8, c, *pred);
+            // Modes two at a time; the last pairs with itself.
+            for m0 in (0..9).step_by(2) {
+                let m1 = (m0 + 1).min(8);
+                let sums = satd4x4_x2(&sblk, &preds[m0], &preds[m1]);
+                for (mode, sum) in [(m0, sums[0]), (m1, sums[1])] {
+                    if avail & (1 << mode) != 0 {
+                        let bits = if mode as u8 == pred_mode { 1 } else { 4 };
+                        let c = sum + lam * bits;
+                        if c < best.1 {
+                            best = (mode as u8, c, preds[mode]);
+                        }
                     }
                 }
             }

@@ -304,7 +304,43 @@ mod x86 {
                 let vb = _mm_unpacklo_epi8(_mm_loadl_epi64(b.add(y * sb) as *const __m128i), z);
                 _mm_sub_epi16(va, vb)
             };
-            let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+            hadamard8x4([row(0), row(1), row(2), row(3)])
+        }
+    }
+
+    /// SATD of the 4x4 block `src` against two predictions at once (the
+    /// Intra_4x4 mode search), each equal to [`super::satd4x4`].
+    pub fn satd4x4_x2(src: &[u8; 16], pa: &[u8; 16], pb: &[u8; 16]) -> [u32; 2] {
+        // SAFETY: SSE2 is part of x86_64; the loads read 4 bytes inside
+        // each 16-byte array.
+        unsafe {
+            let z = _mm_setzero_si128();
+            let row = |y: usize| {
+                let word = |p: &[u8; 16]| {
+                    i32::from_le_bytes([p[4 * y], p[4 * y + 1], p[4 * y + 2], p[4 * y + 3]])
+                };
+                let s = _mm_set1_epi32(word(src));
+                let p = _mm_set_epi32(0, 0, word(pb), word(pa));
+                _mm_sub_epi16(_mm_unpacklo_epi8(s, z), _mm_unpacklo_epi8(p, z))
+            };
+            let acc = hadamard8x4([row(0), row(1), row(2), row(3)]);
+            let mut lanes = [0i32; 4];
+            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
+            // Each tile's sum is even (every coefficient has the parity of the DC).
+            [
+                ((lanes[0] + lanes[1]) / 2) as u32,
+                ((lanes[2] + lanes[3]) / 2) as u32,
+            ]
+        }
+    }
+
+    /// The Hadamard sums of two side-by-side 4x4 tiles of differences (rows
+    /// of eight 16-bit lanes): tile 0 in 32-bit lanes 0 and 1, tile 1 in 2 and 3.
+    #[inline(always)]
+    unsafe fn hadamard8x4([r0, r1, r2, r3]: [__m128i; 4]) -> __m128i {
+        // SAFETY: SSE2 register arithmetic.
+        unsafe {
+            let z = _mm_setzero_si128();
             // Vertical butterflies, lane by lane (both tiles at once).
             let (s01, d01) = (_mm_add_epi16(r0, r1), _mm_sub_epi16(r0, r1));
             let (s23, d23) = (_mm_add_epi16(r2, r3), _mm_sub_epi16(r2, r3));
@@ -333,6 +369,16 @@ mod x86 {
             acc
         }
     }
+}
+
+/// SATD of the 4x4 block `src` against two 4x4 predictions: [`satd4x4`] of each.
+pub fn satd4x4_x2(src: &[u8; 16], pa: &[u8; 16], pb: &[u8; 16]) -> [u32; 2] {
+    #[cfg(target_arch = "x86_64")]
+    {
+        x86::satd4x4_x2(src, pa, pb)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    [satd4x4(src, 4, pa, 4), satd4x4(src, 4, pb, 4)]
 }
 
 /// SAD of rows of a width known at compile time, which the compiler vectorizes.
@@ -435,6 +481,28 @@ mod tests {
     }
 
     /// The SIMD SATD equals the sum of the 4x4 tiles' SATDs.
+    /// The paired 4x4 SATD of the Intra_4x4 search equals two plain ones,
+    /// on random blocks and on the extremes.
+    #[test]
+    fn paired_satd4x4_equals_the_plain_one() {
+        let mut rng = crate::testrng::Rng::new(0x4a4a_0909);
+        for round in 0..20000 {
+            let mut block = || -> [u8; 16] {
+                core::array::from_fn(|_| match round % 3 {
+                    0 => rng.byte(),
+                    1 => [0, 255][(rng.next_u64() & 1) as usize],
+                    _ => (128 + rng.range(-8, 8)) as u8,
+                })
+            };
+            let (src, a, b) = (block(), block(), block());
+            assert_eq!(
+                satd4x4_x2(&src, &a, &b),
+                [satd4x4(&src, 4, &a, 4), satd4x4(&src, 4, &b, 4)],
+                "{src:?} {a:?} {b:?}"
+            );
+        }
+    }
+
     #[test]
     fn satd_equals_the_sum_over_tiles() {
         let mut rng = crate::testrng::Rng::new(0x5eed_5a7d);

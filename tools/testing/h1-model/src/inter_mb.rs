@@ -34,32 +34,47 @@ pub enum PartMode {
     P8x8([SubMode; 4]),
 }
 
-/// A macroblock or sub-macroblock partition, in 4x4 blocks of its macroblock.
+/// A macroblock or sub-macroblock partition, in 4x4 blocks of its macroblock
+/// (kept in bytes: partition lists are built for every predicted macroblock).
 #[derive(Clone, Copy, Debug)]
 pub struct Part {
-    pub x4: usize,
-    pub y4: usize,
-    pub w4: usize,
-    pub h4: usize,
+    pos: [u8; 4],
     pub shape: Shape,
 }
 
 impl Part {
     const fn new(x4: usize, y4: usize, w4: usize, h4: usize, shape: Shape) -> Self {
         Part {
-            x4,
-            y4,
-            w4,
-            h4,
+            pos: [x4 as u8, y4 as u8, w4 as u8, h4 as u8],
             shape,
         }
+    }
+
+    /// Column of its top-left 4x4 block.
+    pub fn x4(&self) -> usize {
+        self.pos[0] as usize
+    }
+
+    /// Row of its top-left 4x4 block.
+    pub fn y4(&self) -> usize {
+        self.pos[1] as usize
+    }
+
+    /// Width in 4x4 blocks.
+    pub fn w4(&self) -> usize {
+        self.pos[2] as usize
+    }
+
+    /// Height in 4x4 blocks.
+    pub fn h4(&self) -> usize {
+        self.pos[3] as usize
     }
 
     /// The 4x4 blocks it covers, as a raster bit mask.
     pub(crate) fn mask(&self) -> u16 {
         let mut m = 0;
-        for y in self.y4..self.y4 + self.h4 {
-            for x in self.x4..self.x4 + self.w4 {
+        for y in self.y4()..self.y4() + self.h4() {
+            for x in self.x4()..self.x4() + self.w4() {
                 m |= 1 << (y * 4 + x);
             }
         }
@@ -225,9 +240,9 @@ impl FrameCoder<'_> {
     ) -> [i32; 2] {
         let (a, b, c) = self.neighbours(
             slice,
-            (mbx * 4 + part.x4) as i32,
-            (mby * 4 + part.y4) as i32,
-            part.w4 as i32,
+            (mbx * 4 + part.x4()) as i32,
+            (mby * 4 + part.y4()) as i32,
+            part.w4() as i32,
             (mbx as i32, mby as i32),
             done,
         );
@@ -236,8 +251,8 @@ impl FrameCoder<'_> {
 
     pub(crate) fn set_part_motion(&mut self, mbx: usize, mby: usize, part: &Part, mv: [i32; 2]) {
         let w4 = self.mb_w() * 4;
-        for y in part.y4..part.y4 + part.h4 {
-            for x in part.x4..part.x4 + part.w4 {
+        for y in part.y4()..part.y4() + part.h4() {
+            for x in part.x4()..part.x4() + part.w4() {
                 self.motion[(mby * 4 + y) * w4 + mbx * 4 + x] = BlockMotion { ref_idx: 0, mv };
             }
         }
@@ -257,12 +272,12 @@ impl FrameCoder<'_> {
         starts: &[[i32; 2]],
         lam: u32,
     ) -> ([i32; 2], u32) {
-        let (w, h) = (part.w4 * 4, part.h4 * 4);
+        let (w, h) = (part.w4() * 4, part.h4() * 4);
         let (px, py) = (
-            (mbx * 16 + part.x4 * 4) as i32,
-            (mby * 16 + part.y4 * 4) as i32,
+            (mbx * 16 + part.x4() * 4) as i32,
+            (mby * 16 + part.y4() * 4) as i32,
         );
-        let blk = &src[part.y4 * 64 + part.x4 * 4..];
+        let blk = &src[part.y4() * 64 + part.x4() * 4..];
         let [rx, ry] = self.p.search_range;
         let in_range = |mv: [i32; 2]| mv[0].abs() <= rx * 4 && mv[1].abs() <= ry * 4;
         let bits = |mv: [i32; 2]| se_bits(mv[0] - mvp[0]) + se_bits(mv[1] - mvp[1]);
@@ -278,7 +293,7 @@ impl FrameCoder<'_> {
                 }
             }
         }
-        let big = part.w4 * part.h4 >= 8;
+        let big = part.w4() * part.h4() >= 8;
         let rounds = if big { 2 } else { 1 };
         for _ in 0..rounds {
             // Diamond descent, at most 16 steps.
@@ -424,8 +439,8 @@ impl FrameCoder<'_> {
             sub_parts(sub, k, &mut parts);
             for (i, p) in parts.iter().enumerate() {
                 self.set_part_motion(mbx, mby, p, v[i]);
-                for y in p.y4..p.y4 + p.h4 {
-                    for x in p.x4..p.x4 + p.w4 {
+                for y in p.y4()..p.y4() + p.h4() {
+                    for x in p.x4()..p.x4() + p.w4() {
                         mv8[y * 4 + x] = v[i];
                     }
                 }
@@ -455,8 +470,8 @@ impl FrameCoder<'_> {
                 if c < best.cost {
                     let mut mv = [[0; 2]; 16];
                     for (i, p) in parts.iter().enumerate() {
-                        for y in p.y4..p.y4 + p.h4 {
-                            for x in p.x4..p.x4 + p.w4 {
+                        for y in p.y4()..p.y4() + p.h4() {
+                            for x in p.x4()..p.x4() + p.w4() {
                                 mv[y * 4 + x] = v[i];
                             }
                         }
@@ -480,8 +495,8 @@ impl FrameCoder<'_> {
     ) {
         let (x0, y0) = ((mbx * 16) as i32, (mby * 16) as i32);
         for p in m.mode.parts().iter() {
-            let mv = m.mv[p.y4 * 4 + p.x4];
-            let (x, y, w, h) = (p.x4 * 4, p.y4 * 4, p.w4 * 4, p.h4 * 4);
+            let mv = m.mv[p.y4() * 4 + p.x4()];
+            let (x, y, w, h) = (p.x4() * 4, p.y4() * 4, p.w4() * 4, p.h4() * 4);
             rp.luma(
                 x0 + x as i32,
                 y0 + y as i32,
@@ -508,8 +523,8 @@ impl FrameCoder<'_> {
     ) {
         let (x0, y0) = ((mbx * 8) as i32, (mby * 8) as i32);
         for p in mode.parts().iter() {
-            let v = mv[p.y4 * 4 + p.x4];
-            let (x, y, w, h) = (p.x4 * 2, p.y4 * 2, p.w4 * 2, p.h4 * 2);
+            let v = mv[p.y4() * 4 + p.x4()];
+            let (x, y, w, h) = (p.x4() * 2, p.y4() * 2, p.w4() * 2, p.h4() * 2);
             for (c, out) in chroma.iter_mut().enumerate() {
                 rp.chroma(
                     c,
@@ -544,7 +559,7 @@ impl FrameCoder<'_> {
         }
         let mut done = 0u16;
         for p in m.mode.parts().iter() {
-            let mv = m.mv[p.y4 * 4 + p.x4];
+            let mv = m.mv[p.y4() * 4 + p.x4()];
             let mvp = self.part_mvp(slice, mbx, mby, &p, done);
             bw.se(mv[0] - mvp[0]);
             bw.se(mv[1] - mvp[1]);
