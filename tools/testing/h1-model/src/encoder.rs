@@ -558,9 +558,7 @@ impl<'a> FrameCoder<'a> {
         let mut rec = [0u8; 256];
         for (b, lv) in levels.iter().enumerate() {
             let mut d = if any_ac { *lv } else { [0; 16] };
-            dequant4x4(&mut d, qp, true);
-            d[0] = dcr[b];
-            idct4x4(&mut d);
+            reconstruct4x4(&mut d, qp, Some(dcr[b]));
             add_block(&mut rec, &pred, b, &d);
         }
         LumaCoding {
@@ -725,8 +723,7 @@ impl<'a> FrameCoder<'a> {
                 cbp |= 1 << (blk_idx / 4);
             }
             levels[r] = d;
-            dequant4x4(&mut d, qp, false);
-            idct4x4(&mut d);
+            reconstruct4x4(&mut d, qp, None);
             for i in 0..16 {
                 rec[(py + i / 4) * 16 + px + i % 4] = (pred[i] as i32 + d[i]).clamp(0, 255) as u8;
             }
@@ -914,8 +911,7 @@ impl<'a> FrameCoder<'a> {
                 *lv = [0; 16];
             }
             let mut d = *lv;
-            dequant4x4(&mut d, qp, false);
-            idct4x4(&mut d);
+            reconstruct4x4(&mut d, qp, None);
             add_block(&mut rec, pred, r, &d);
         }
         LumaCoding {
@@ -1001,9 +997,7 @@ impl<'a> FrameCoder<'a> {
             dequant_chroma_dc(&mut f, qpc);
             for b in 0..4 {
                 let mut d = out.ac[c][b];
-                dequant4x4(&mut d, qpc, true);
-                d[0] = f[b];
-                idct4x4(&mut d);
+                reconstruct4x4(&mut d, qpc, Some(f[b]));
                 let (bx, by) = (b % 2 * 4, b / 2 * 4);
                 for i in 0..16 {
                     let o = (by + i / 4) * 8 + bx + i % 4;

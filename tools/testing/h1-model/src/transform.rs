@@ -133,14 +133,47 @@ const QUANT_MF16: [[i32; 16]; 6] = {
 
 /// Scales AC levels of a 4x4 block back (8.5.12.1, flat scaling lists); position 0 too unless `skip_dc`.
 pub fn dequant4x4(b: &mut [i32; 16], qp: i32, skip_dc: bool) {
-    let m = (qp % 6) as usize;
+    let scale = &DEQUANT16[(qp % 6) as usize];
     let shift = (qp / 6) as u32;
-    for (i, c) in b.iter_mut().enumerate() {
-        if i == 0 && skip_dc {
-            continue;
-        }
-        *c = (*c * DEQUANT_V[m][POS_CLASS[i]] * 16) << shift >> 4;
+    let dc = b[0];
+    for (c, v) in b.iter_mut().zip(scale) {
+        *c = (*c * v) << shift >> 4;
     }
+    if skip_dc {
+        b[0] = dc;
+    }
+}
+
+/// LevelScale4x4 (times 16, flat scaling lists) by coefficient position, for each QP % 6.
+const DEQUANT16: [[i32; 16]; 6] = {
+    let mut t = [[0; 16]; 6];
+    let mut m = 0;
+    while m < 6 {
+        let mut i = 0;
+        while i < 16 {
+            t[m][i] = DEQUANT_V[m][POS_CLASS[i]] * 16;
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// The residual of one 4x4 block from its levels (8.5.12): scaling and the
+/// inverse transform, in place. With `dc`, the block's DC comes already
+/// scaled from its own transform (Intra16x16, chroma) in place of `d[0]`.
+/// An all-zero block stays zero without either step.
+pub fn reconstruct4x4(d: &mut [i32; 16], qp: i32, dc: Option<i32>) {
+    let dc0 = dc.unwrap_or(d[0]);
+    if dc0 == 0 && d[1..].iter().all(|&v| v == 0) {
+        *d = [0; 16];
+        return;
+    }
+    dequant4x4(d, qp, dc.is_some());
+    if let Some(v) = dc {
+        d[0] = v;
+    }
+    idct4x4(d);
 }
 
 /// Quantizes the Hadamard-transformed Intra16x16 DC block (forward counterpart of 8.5.10).
