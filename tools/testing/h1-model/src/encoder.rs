@@ -880,8 +880,7 @@ impl<'a> FrameCoder<'a> {
             }
             clamp_levels8(lv);
             let mut d = *lv;
-            t8::dequant8x8(&mut d, qp);
-            t8::idct8x8(&mut d);
+            t8::reconstruct8x8(&mut d, qp);
             for i in 0..64 {
                 rec[(py + i / 8) * 16 + px + i % 8] =
                     (i32::from(pred[i]) + d[i]).clamp(0, 255) as u8;
@@ -942,8 +941,7 @@ impl<'a> FrameCoder<'a> {
             }
             clamp_levels8(lv);
             let mut d = *lv;
-            t8::dequant8x8(&mut d, qp);
-            t8::idct8x8(&mut d);
+            t8::reconstruct8x8(&mut d, qp);
             for (i, v) in d.iter().enumerate() {
                 let o = (y0 + i / 8) * 16 + x0 + i % 8;
                 rec[o] = (i32::from(pred[o]) + v).clamp(0, 255) as u8;

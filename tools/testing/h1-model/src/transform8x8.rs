@@ -187,6 +187,16 @@ pub fn dequant8x8(b: &mut [i32; 64], qp: i32) {
     }
 }
 
+/// The residual of one 8x8 block from its levels (8.5.13): scaling and the
+/// inverse transform, in place; an all-zero block stays zero without either.
+pub fn reconstruct8x8(d: &mut [i32; 64], qp: i32) {
+    if d.iter().all(|&v| v == 0) {
+        return;
+    }
+    dequant8x8(d, qp);
+    idct8x8(d);
+}
+
 /// SA8D of a 16x16 residual: [`sa8d8`] of its four 8x8 blocks, summed.
 pub fn sa8d16(src: &[u8; 256], pred: &[u8; 256]) -> u32 {
     let mut total = 0;
@@ -362,8 +372,7 @@ mod tests {
                 let mut b = src;
                 fdct8x8(&mut b);
                 quant8x8(&mut b, qp, true);
-                dequant8x8(&mut b, qp);
-                idct8x8(&mut b);
+                reconstruct8x8(&mut b, qp);
                 for (r, s) in b.iter().zip(&src) {
                     worst = worst.max((r - s).abs());
                 }
