@@ -117,6 +117,8 @@ pub struct FrameCoder<'a> {
     cabac: Option<Box<CabacEncoder>>,
     /// Whether the previous macroblock of the slice had a non-zero mb_qp_delta.
     prev_qp_delta_nz: bool,
+    /// [`lambda`] of each QP, computed once per frame rather than per macroblock.
+    lambdas: [u32; 52],
 }
 
 /// The per-frame buffers of a [`FrameCoder`], kept from frame to frame.
@@ -206,6 +208,7 @@ impl<'a> FrameCoder<'a> {
             mb_h,
             cabac: None,
             prev_qp_delta_nz: false,
+            lambdas: core::array::from_fn(|qp| lambda(qp as i32)),
         }
     }
 
@@ -298,7 +301,7 @@ impl<'a> FrameCoder<'a> {
         qp_prev: &mut i32,
     ) {
         let qp = self.rc.base_qp(self.p.qp, self.p.qp_min, self.p.qp_max);
-        let lam = lambda(qp);
+        let lam = self.lambdas[qp.clamp(0, 51) as usize];
         let (x, y) = (mbx as i32, mby as i32);
         let idx = mby * self.mb_w + mbx;
         self.mbs[idx] = MbInfo {

@@ -72,13 +72,8 @@ impl Part {
 
     /// The 4x4 blocks it covers, as a raster bit mask.
     pub(crate) fn mask(&self) -> u16 {
-        let mut m = 0;
-        for y in self.y4()..self.y4() + self.h4() {
-            for x in self.x4()..self.x4() + self.w4() {
-                m |= 1 << (y * 4 + x);
-            }
-        }
-        m
+        let row = ((1u16 << self.w4()) - 1) << self.x4();
+        (self.y4()..self.y4() + self.h4()).fold(0, |m, y| m | row << (y * 4))
     }
 }
 
