@@ -95,10 +95,8 @@ impl Planes {
                 let mut crow = vec![0u8; 2 * cw];
                 for y in 0..ch {
                     mem.read(addr[1].wrapping_add((y * luma_stride) as u32), &mut crow)?;
-                    for x in 0..cw {
-                        p.cb[y * cs + x] = crow[2 * x];
-                        p.cr[y * cs + x] = crow[2 * x + 1];
-                    }
+                    let (b, r) = (&mut p.cb[y * cs..][..cw], &mut p.cr[y * cs..][..cw]);
+                    split_chroma(&crow, b, r);
                 }
             }
         }
@@ -137,13 +135,66 @@ impl Planes {
             .zip(self.cr.chunks_exact(cs))
             .enumerate()
         {
-            for (k, (cb, cr)) in b.iter().zip(r).enumerate() {
-                c[2 * k] = *cb;
-                c[2 * k + 1] = *cr;
-            }
+            join_chroma(b, r, &mut c);
             mem.write(chroma.wrapping_add((y * 2 * cs) as u32), &c)?;
         }
         Ok(())
+    }
+}
+
+/// Splits interleaved Cb, Cr pairs into `b` and `r`, 16 pairs at a time with SSE2.
+pub(crate) fn split_chroma(pairs: &[u8], b: &mut [u8], r: &mut [u8]) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    #[cfg(target_arch = "x86_64")]
+    let done = {
+        use core::arch::x86_64::*;
+        let n = (pairs.len() / 32).min(b.len() / 16).min(r.len() / 16);
+        // SAFETY: SSE2 is part of x86_64; chunk k reads bytes 32k..32k + 32
+        // of `pairs` and writes 16k..16k + 16 of `b` and `r`, k < n (above).
+        unsafe {
+            let lo = _mm_set1_epi16(0xff);
+            for k in 0..n {
+                let p = pairs.as_ptr().add(32 * k) as *const __m128i;
+                let (x, y) = (_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)));
+                let cb = _mm_packus_epi16(_mm_and_si128(x, lo), _mm_and_si128(y, lo));
+                let cr = _mm_packus_epi16(_mm_srli_epi16::<8>(x), _mm_srli_epi16::<8>(y));
+                _mm_storeu_si128(b.as_mut_ptr().add(16 * k) as *mut __m128i, cb);
+                _mm_storeu_si128(r.as_mut_ptr().add(16 * k) as *mut __m128i, cr);
+            }
+        }
+        n * 16
+    };
+    for (k, pair) in pairs[done * 2..].chunks_exact(2).enumerate() {
+        b[done + k] = pair[0];
+        r[done + k] = pair[1];
+    }
+}
+
+/// Interleaves rows of Cb and Cr into pairs (the NV12 layout), 16 pairs at a time with SSE2.
+pub(crate) fn join_chroma(b: &[u8], r: &[u8], pairs: &mut [u8]) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    #[cfg(target_arch = "x86_64")]
+    let done = {
+        use core::arch::x86_64::*;
+        let n = (pairs.len() / 32).min(b.len() / 16).min(r.len() / 16);
+        // SAFETY: SSE2 is part of x86_64; chunk k reads bytes 16k..16k + 16
+        // of `b` and `r` and writes 32k..32k + 32 of `pairs`, k < n (above).
+        unsafe {
+            for k in 0..n {
+                let cb = _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i);
+                let cr = _mm_loadu_si128(r.as_ptr().add(16 * k) as *const __m128i);
+                let p = pairs.as_mut_ptr().add(32 * k) as *mut __m128i;
+                _mm_storeu_si128(p, _mm_unpacklo_epi8(cb, cr));
+                _mm_storeu_si128(p.add(1), _mm_unpackhi_epi8(cb, cr));
+            }
+        }
+        n * 16
+    };
+    for (k, pair) in pairs[done * 2..].chunks_exact_mut(2).enumerate() {
+        pair[0] = b[done + k];
+        pair[1] = r[done + k];
     }
 }
 
@@ -159,5 +210,28 @@ fn replicate_edges(plane: &mut [u8], stride: usize, rows: usize, width: usize, h
     let last = &head[(height - 1) * stride..];
     for r in 0..rows - height {
         tail[r * stride..(r + 1) * stride].copy_from_slice(last);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The SSE2 split and join of interleaved chroma equal the pair-by-pair
+    /// ones, for row lengths with and without a tail.
+    #[test]
+    fn chroma_split_and_join_equal_the_plain_ones() {
+        let mut rng = crate::testrng::Rng::new(0x5911);
+        for pairs in [8, 16, 24, 40, 640, 648] {
+            let src: Vec<u8> = (0..2 * pairs).map(|_| rng.byte()).collect();
+            let (mut b, mut r) = (vec![0u8; pairs], vec![0u8; pairs]);
+            split_chroma(&src, &mut b, &mut r);
+            let mut joined = vec![0u8; 2 * pairs];
+            join_chroma(&b, &r, &mut joined);
+            let want_b: Vec<u8> = src.iter().step_by(2).copied().collect();
+            let want_r: Vec<u8> = src.iter().skip(1).step_by(2).copied().collect();
+            assert!(b == want_b && r == want_r, "{pairs} pairs");
+            assert!(joined == src, "{pairs} pairs joined");
+        }
     }
 }

@@ -9,7 +9,7 @@
 
 use crate::inter::{mc_chroma, mc_luma, RefPlane};
 use crate::memory::{BusError, Memory};
-use crate::picture::Planes;
+use crate::picture::{split_chroma, Planes};
 use crate::simd::avx2_dispatch;
 
 /// Luma border, in samples, on every side.
@@ -149,7 +149,7 @@ impl RefPicture {
             mem.read(chroma.wrapping_add((y * 2 * cw) as u32), &mut self.scratch)?;
             let o = (y + CPAD) * cs + CPAD;
             let (b, r) = (&mut self.cb.data[o..o + cw], &mut self.cr.data[o..o + cw]);
-            deinterleave(&self.scratch, b, r);
+            split_chroma(&self.scratch, b, r);
         }
         extend_borders(&mut self.cb, cw, ch, CPAD);
         extend_borders(&mut self.cr, cw, ch, CPAD);
@@ -374,35 +374,6 @@ impl RefPicture {
     }
 }
 
-/// Splits interleaved Cb, Cr pairs into `b` and `r`, 16 pairs at a time with SSE2.
-fn deinterleave(pairs: &[u8], b: &mut [u8], r: &mut [u8]) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
-    #[cfg(target_arch = "x86_64")]
-    let done = {
-        use core::arch::x86_64::*;
-        let n = (pairs.len() / 32).min(b.len() / 16).min(r.len() / 16);
-        // SAFETY: SSE2 is part of x86_64; chunk k reads bytes 32k..32k + 32
-        // of `pairs` and writes 16k..16k + 16 of `b` and `r`, k < n (above).
-        unsafe {
-            let lo = _mm_set1_epi16(0xff);
-            for k in 0..n {
-                let p = pairs.as_ptr().add(32 * k) as *const __m128i;
-                let (x, y) = (_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)));
-                let cb = _mm_packus_epi16(_mm_and_si128(x, lo), _mm_and_si128(y, lo));
-                let cr = _mm_packus_epi16(_mm_srli_epi16::<8>(x), _mm_srli_epi16::<8>(y));
-                _mm_storeu_si128(b.as_mut_ptr().add(16 * k) as *mut __m128i, cb);
-                _mm_storeu_si128(r.as_mut_ptr().add(16 * k) as *mut __m128i, cr);
-            }
-        }
-        n * 16
-    };
-    for (k, pair) in pairs[done * 2..].chunks_exact(2).enumerate() {
-        b[done + k] = pair[0];
-        r[done + k] = pair[1];
-    }
-}
-
 /// Copies `h` rows of `w` samples; block widths get fixed-size copies, which
 /// compile to moves where a variable length would call `memcpy` per row.
 #[inline]
@@ -579,21 +550,6 @@ mod tests {
                 };
                 assert!(run(true) == run(false), "{stride}x{rows} kind {kind}");
             }
-        }
-    }
-
-    /// The SSE2 split of interleaved chroma equals the pair-by-pair one, for
-    /// row lengths with and without a tail.
-    #[test]
-    fn chroma_split_equals_the_plain_one() {
-        let mut rng = crate::testrng::Rng::new(0x5911);
-        for pairs in [8, 16, 24, 40, 640, 648] {
-            let src: Vec<u8> = (0..2 * pairs).map(|_| rng.byte()).collect();
-            let (mut b, mut r) = (vec![0u8; pairs], vec![0u8; pairs]);
-            deinterleave(&src, &mut b, &mut r);
-            let want_b: Vec<u8> = src.iter().step_by(2).copied().collect();
-            let want_r: Vec<u8> = src.iter().skip(1).step_by(2).copied().collect();
-            assert!(b == want_b && r == want_r, "{pairs} pairs");
         }
     }
 
