@@ -1,12 +1,13 @@
 //! The half-sample planes of clause 8.4.2.2.1 with AVX2, 32 samples per
-//! step: the 6-tap sums of h1, h and b fit 16-bit lanes (-2550..10710); j
-//! sums h1 values, which needs 32 bits, so its taps are paired with
-//! `vpmaddwd`. The same arithmetic as the plain `half_planes` of `refpic.rs`,
-//! which the tests compare it with.
+//! step, row by row (the h1 intermediates of one row stay in cache): the
+//! 6-tap sums of h1, h and b fit 16-bit lanes (-2550..10710); j sums h1
+//! values, which needs 32 bits, so its taps are paired with `vpmaddwd`. The
+//! same arithmetic as the plain `half_planes` of `refpic.rs`, which the tests
+//! compare it with.
 
 use core::arch::x86_64::*;
 
-/// Rows and columns of one padded plane and its half-sample planes.
+/// One padded plane, its half-sample planes and a row of h1 intermediates.
 pub struct Planes<'a> {
     pub g: &'a [u8],
     pub h1: &'a mut [i16],
@@ -17,21 +18,27 @@ pub struct Planes<'a> {
     pub rows: usize,
 }
 
-/// Computes h1 and h of rows 2..rows - 3 and b and j of columns 2..stride - 3,
-/// as `refpic::half_planes` does; `None` when the CPU lacks AVX2.
+/// Computes h of rows 2..rows - 3 and b and j of columns 2..stride - 3, as
+/// `refpic::half_planes` does; `None` when the CPU lacks AVX2.
 pub fn half_planes(mut p: Planes<'_>) -> Option<()> {
     if !std::is_x86_feature_detected!("avx2") {
         return None;
     }
     let n = p.stride * p.rows;
     assert!(p.stride >= 40 && p.rows >= 6);
-    assert!(p.g.len() >= n && p.h1.len() >= n && p.b.len() >= n);
+    assert!(p.g.len() >= n && p.h1.len() >= p.stride && p.b.len() >= n);
     assert!(p.h.len() >= n && p.j.len() >= n);
     // SAFETY: AVX2 is present (checked above) and every access of the
     // routines stays inside the first stride * rows elements (see each).
     unsafe {
-        vertical(&mut p);
-        horizontal(&mut p);
+        for y in 0..p.rows {
+            if (2..p.rows - 3).contains(&y) {
+                vertical(&mut p, y);
+            } else {
+                p.h1[..p.stride].fill(0);
+            }
+            horizontal(&mut p, y);
+        }
     }
     Some(())
 }
@@ -76,85 +83,83 @@ unsafe fn load16(p: *const u8) -> __m256i {
     unsafe { _mm256_cvtepu8_epi16(_mm_loadu_si128(p as *const __m128i)) }
 }
 
-/// h1 and h: vertical taps of every column.
+/// h1 and h of row `y` (2..rows - 3): vertical taps of every column.
 ///
 /// # Safety
-/// AVX2 present; `p`'s slices hold stride * rows elements.
+/// AVX2 present; `p`'s planes hold stride * rows elements, h1 stride.
 #[target_feature(enable = "avx2")]
-unsafe fn vertical(p: &mut Planes<'_>) {
+unsafe fn vertical(p: &mut Planes<'_>, y: usize) {
     let s = p.stride;
     let g = p.g.as_ptr();
     let h1 = p.h1.as_mut_ptr();
     let h = p.h.as_mut_ptr();
-    for y in 2..p.rows - 3 {
-        let mut x = 0;
-        // Reads rows y - 2..=y + 3 at x..x + 32 <= s; writes row y.
-        while x + 32 <= s {
-            // SAFETY: every offset is below (y + 4) * s <= rows * s.
-            unsafe {
-                let r = |k: usize, o: usize| load16(g.add((y + k - 2) * s + x + o));
-                let lo = tap6_16(r(0, 0), r(1, 0), r(2, 0), r(3, 0), r(4, 0), r(5, 0));
-                let hi = tap6_16(r(0, 16), r(1, 16), r(2, 16), r(3, 16), r(4, 16), r(5, 16));
-                _mm256_storeu_si256(h1.add(y * s + x) as *mut __m256i, lo);
-                _mm256_storeu_si256(h1.add(y * s + x + 16) as *mut __m256i, hi);
-                _mm256_storeu_si256(h.add(y * s + x) as *mut __m256i, round5_pack(lo, hi));
-            }
-            x += 32;
+    let mut x = 0;
+    // Reads rows y - 2..=y + 3 at x..x + 32 <= s; writes row y.
+    while x + 32 <= s {
+        // SAFETY: every offset is below (y + 4) * s <= rows * s.
+        unsafe {
+            let r = |k: usize, o: usize| load16(g.add((y + k - 2) * s + x + o));
+            let lo = tap6_16(r(0, 0), r(1, 0), r(2, 0), r(3, 0), r(4, 0), r(5, 0));
+            let hi = tap6_16(r(0, 16), r(1, 16), r(2, 16), r(3, 16), r(4, 16), r(5, 16));
+            _mm256_storeu_si256(h1.add(x) as *mut __m256i, lo);
+            _mm256_storeu_si256(h1.add(x + 16) as *mut __m256i, hi);
+            _mm256_storeu_si256(h.add(y * s + x) as *mut __m256i, round5_pack(lo, hi));
         }
-        for x in x..s {
-            let t = |k: usize| p.g[(y + k - 2) * s + x] as i32;
-            let v = t(0) - 5 * t(1) + 20 * t(2) + 20 * t(3) - 5 * t(4) + t(5);
-            // SAFETY: y * s + x < rows * s.
-            unsafe {
-                *h1.add(y * s + x) = v as i16;
-                *h.add(y * s + x) = ((v + 16) >> 5).clamp(0, 255) as u8;
-            }
+        x += 32;
+    }
+    for x in x..s {
+        let t = |k: usize| p.g[(y + k - 2) * s + x] as i32;
+        let v = t(0) - 5 * t(1) + 20 * t(2) + 20 * t(3) - 5 * t(4) + t(5);
+        // SAFETY: y * s + x < rows * s and x < s.
+        unsafe {
+            *h1.add(x) = v as i16;
+            *h.add(y * s + x) = ((v + 16) >> 5).clamp(0, 255) as u8;
         }
     }
 }
 
-/// b from the samples and j from h1: horizontal taps of every row.
+/// b of row `y` from the samples and j from the row's h1: horizontal taps.
 ///
 /// # Safety
-/// AVX2 present; `p`'s slices hold stride * rows elements.
+/// AVX2 present; `p`'s planes hold stride * rows elements, h1 stride.
 #[target_feature(enable = "avx2")]
-unsafe fn horizontal(p: &mut Planes<'_>) {
+unsafe fn horizontal(p: &mut Planes<'_>, y: usize) {
     let s = p.stride;
     let b = p.b.as_mut_ptr();
     let j = p.j.as_mut_ptr();
     let h1 = p.h1.as_ptr();
-    for y in 0..p.rows {
-        let row = y * s;
-        let mut x = 2;
-        // Output x reads x - 2..=x + 3 of its row; a step reads up to x + 34 < s.
-        while x + 32 <= s - 3 {
-            // SAFETY: every offset lies in row y, below rows * s.
-            unsafe {
-                let gp = p.g.as_ptr().add(row + x - 2);
-                let t = |o: usize| load16(gp.add(o));
-                let lo = tap6_16(t(0), t(1), t(2), t(3), t(4), t(5));
-                let hi = tap6_16(t(16), t(17), t(18), t(19), t(20), t(21));
-                _mm256_storeu_si256(b.add(row + x) as *mut __m256i, round5_pack(lo, hi));
-                let hp = h1.add(row + x - 2);
-                let lo = j16(hp);
-                let hi = j16(hp.add(16));
-                _mm256_storeu_si256(
-                    j.add(row + x) as *mut __m256i,
-                    _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xd8),
-                );
-            }
-            x += 32;
+    let row = y * s;
+    let mut x = 2;
+    // Output x reads x - 2..=x + 3 of its row; a step reads up to x + 34 < s.
+    while x + 32 <= s - 3 {
+        // SAFETY: plane offsets lie in row y, below rows * s; h1
+        // offsets x - 2..x + 34 lie below s.
+        unsafe {
+            let gp = p.g.as_ptr().add(row + x - 2);
+            let t = |o: usize| load16(gp.add(o));
+            let lo = tap6_16(t(0), t(1), t(2), t(3), t(4), t(5));
+            let hi = tap6_16(t(16), t(17), t(18), t(19), t(20), t(21));
+            _mm256_storeu_si256(b.add(row + x) as *mut __m256i, round5_pack(lo, hi));
+            let hp = h1.add(x - 2);
+            let lo = j16(hp);
+            let hi = j16(hp.add(16));
+            _mm256_storeu_si256(
+                j.add(row + x) as *mut __m256i,
+                _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xd8),
+            );
         }
-        for x in x..s - 3 {
-            let tb = |k: usize| p.g[row + x + k - 2] as i32;
-            let tj = |k: usize| p.h1[row + x + k - 2] as i32;
-            let vb = tb(0) - 5 * tb(1) + 20 * tb(2) + 20 * tb(3) - 5 * tb(4) + tb(5);
-            let vj = tj(0) - 5 * tj(1) + 20 * tj(2) + 20 * tj(3) - 5 * tj(4) + tj(5);
-            // SAFETY: row + x < rows * s.
-            unsafe {
-                *b.add(row + x) = ((vb + 16) >> 5).clamp(0, 255) as u8;
-                *j.add(row + x) = ((vj + 512) >> 10).clamp(0, 255) as u8;
-            }
+        x += 32;
+    }
+    for x in x..s - 3 {
+        let tb = |k: usize| p.g[row + x + k - 2] as i32;
+        let tj = |k: usize| p.h1[x + k - 2] as i32;
+        let vb = tb(0) - 5 * tb(1) + 20 * tb(2) + 20 * tb(3) - 5 * tb(4) + tb(5);
+        let vj = tj(0) - 5 * tj(1) + 20 * tj(2) + 20 * tj(3) - 5 * tj(4) + tj(5);
+        // SAFETY: row + x < rows * s.
+
+        unsafe {
+            *b.add(row + x) = ((vb + 16) >> 5).clamp(0, 255) as u8;
+            *j.add(row + x) = ((vj + 512) >> 10).clamp(0, 255) as u8;
         }
     }
 }

@@ -89,8 +89,10 @@ pub struct Parts {
 
 impl Parts {
     const fn new() -> Self {
+        // All-zero entries, which compile to a plain clear of the array.
+        const EMPTY: Part = Part::new(0, 0, 0, 0, Shape::Other);
         Parts {
-            list: [WHOLE; 16],
+            list: [EMPTY; 16],
             n: 0,
         }
     }
@@ -517,6 +519,13 @@ impl FrameCoder<'_> {
         chroma: &mut [[u8; 64]; 2],
     ) {
         let (x0, y0) = ((mbx * 8) as i32, (mby * 8) as i32);
+        // The whole macroblock (P_Skip, P_L0_16x16) without listing partitions.
+        if mode == PartMode::P16x16 {
+            for (c, out) in chroma.iter_mut().enumerate() {
+                rp.chroma(c, x0, y0, mv[0], 8, 8, out, 8);
+            }
+            return;
+        }
         for p in mode.parts().iter() {
             let v = mv[p.y4() * 4 + p.x4()];
             let (x, y, w, h) = (p.x4() * 2, p.y4() * 2, p.w4() * 2, p.h4() * 2);

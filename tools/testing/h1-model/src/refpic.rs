@@ -40,7 +40,8 @@ pub struct RefPicture {
     j: Padded<u8>,
     cb: Padded<u8>,
     cr: Padded<u8>,
-    /// Vertical 6-tap intermediates h1 (unrounded; they fit 16 bits).
+    /// One row of vertical 6-tap intermediates h1 (unrounded; they fit 16
+    /// bits): j of a row needs only h1 of that row, so no h1 plane is kept.
     h1: Vec<i16>,
     /// One row of interleaved chroma as read from memory.
     scratch: Vec<u8>,
@@ -167,7 +168,7 @@ impl RefPicture {
             p.stride = s;
             p.data.resize(n, 0);
         }
-        self.h1.resize(n, 0);
+        self.h1.resize(s, 0);
         let planes = HalfPlanes {
             g: &self.g.data,
             h1: &mut self.h1,
@@ -453,35 +454,36 @@ fn compute_half_planes(p: HalfPlanes<'_>) {
     half_planes(p)
 }
 
-/// Computes h1, h (vertical), b (horizontal) and j (centre) of clause 8.4.2.2.1.
+/// Computes h (vertical), b (horizontal) and j (centre) of clause 8.4.2.2.1,
+/// row by row: h and h1 of rows whose vertical taps exist (h1 is zero
+/// elsewhere), b of every row, j from the row's h1.
 #[inline(always)]
 fn half_planes(p: HalfPlanes) {
     let (g, s, rows) = (p.g, p.stride, p.rows);
-    // Vertical: h1 and h of every sample whose taps exist.
-    for y in 2..rows - 3 {
-        let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
-        let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
-        let out = &mut p.h1[y * s..(y + 1) * s];
-        let hout = &mut p.h[y * s..(y + 1) * s];
-        for x in 0..s {
-            let v = tap6(
-                r0[x] as i32,
-                r1[x] as i32,
-                r2[x] as i32,
-                r3[x] as i32,
-                r4[x] as i32,
-                r5[x] as i32,
-            );
-            out[x] = v as i16;
-            hout[x] = clip1((v + 16) >> 5);
-        }
-    }
-    // Horizontal: b from the samples, j from the vertical intermediates.
     for y in 0..rows {
+        let h1 = &mut p.h1[..s];
+        if (2..rows - 3).contains(&y) {
+            let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
+            let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
+            let hout = &mut p.h[y * s..(y + 1) * s];
+            for x in 0..s {
+                let v = tap6(
+                    r0[x] as i32,
+                    r1[x] as i32,
+                    r2[x] as i32,
+                    r3[x] as i32,
+                    r4[x] as i32,
+                    r5[x] as i32,
+                );
+                h1[x] = v as i16;
+                hout[x] = clip1((v + 16) >> 5);
+            }
+        } else {
+            h1.fill(0);
+        }
         let row = &g[y * s..(y + 1) * s];
         tap6_row(row, &mut p.b[y * s + 2..(y + 1) * s - 3], 16, 5);
-        let hrow = &p.h1[y * s..(y + 1) * s];
-        tap6_row(hrow, &mut p.j[y * s + 2..(y + 1) * s - 3], 512, 10);
+        tap6_row(&*h1, &mut p.j[y * s + 2..(y + 1) * s - 3], 512, 10);
     }
 }
 
@@ -531,7 +533,7 @@ mod tests {
                 let run = |avx2: bool| {
                     let n = stride * rows;
                     let (mut h1, mut b, mut h, mut j) =
-                        (vec![0i16; n], vec![0u8; n], vec![0u8; n], vec![0u8; n]);
+                        (vec![0i16; stride], vec![0u8; n], vec![0u8; n], vec![0u8; n]);
                     let p = HalfPlanes {
                         g: &g,
                         h1: &mut h1,
@@ -546,7 +548,7 @@ mod tests {
                     } else {
                         half_planes(p);
                     }
-                    (h1, b, h, j)
+                    (b, h, j)
                 };
                 assert!(run(true) == run(false), "{stride}x{rows} kind {kind}");
             }
