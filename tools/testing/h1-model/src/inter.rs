@@ -308,6 +308,76 @@ mod x86 {
         }
     }
 
+    /// [`satd`] of a block 16 samples wide or a multiple of it, four tiles
+    /// at a time in 16-bit AVX2 lanes (each 128-bit half as in [`satd8x4`]).
+    /// The caller checks that the CPU has AVX2.
+    pub fn satd16_avx2(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+        assert!(
+            w % 16 == 0 && h % 4 == 0 && h >= 4,
+            "{w}x{h} is no block of 16-sample tiles"
+        );
+        assert!(a.len() >= (h - 1) * sa + w && b.len() >= (h - 1) * sb + w);
+        assert!(std::is_x86_feature_detected!("avx2"));
+        // SAFETY: AVX2 is present (asserted); every 16-byte row load lies
+        // inside the slices (asserted above).
+        unsafe { satd16(a.as_ptr(), sa, b.as_ptr(), sb, w, h) }
+    }
+
+    /// # Safety
+    /// AVX2 present; `a` and `b` readable for `h` rows of `w` bytes at their strides.
+    #[target_feature(enable = "avx2")]
+    unsafe fn satd16(a: *const u8, sa: usize, b: *const u8, sb: usize, w: usize, h: usize) -> u32 {
+        // SAFETY: the caller guarantees the rows are readable; the rest is
+        // register arithmetic.
+        unsafe {
+            let z = _mm256_setzero_si256();
+            let even = _mm256_set_epi16(0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1);
+            let ones = _mm256_set1_epi16(1);
+            let mut acc = z;
+            for ty in 0..h / 4 {
+                for tx in 0..w / 16 {
+                    let row = |y: usize| {
+                        let pa = a.add((ty * 4 + y) * sa + tx * 16) as *const __m128i;
+                        let pb = b.add((ty * 4 + y) * sb + tx * 16) as *const __m128i;
+                        _mm256_sub_epi16(
+                            _mm256_cvtepu8_epi16(_mm_loadu_si128(pa)),
+                            _mm256_cvtepu8_epi16(_mm_loadu_si128(pb)),
+                        )
+                    };
+                    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+                    let (s01, d01) = (_mm256_add_epi16(r0, r1), _mm256_sub_epi16(r0, r1));
+                    let (s23, d23) = (_mm256_add_epi16(r2, r3), _mm256_sub_epi16(r2, r3));
+                    let t = [
+                        _mm256_add_epi16(s01, s23),
+                        _mm256_sub_epi16(s01, s23),
+                        _mm256_sub_epi16(d01, d23),
+                        _mm256_add_epi16(d01, d23),
+                    ];
+                    for v in t {
+                        let sw = _mm256_shufflehi_epi16::<0b10_11_00_01>(_mm256_shufflelo_epi16::<
+                            0b10_11_00_01,
+                        >(
+                            v
+                        ));
+                        let (s, d) = (_mm256_add_epi16(v, sw), _mm256_sub_epi16(v, sw));
+                        let w1 = _mm256_blendv_epi8(d, s, even);
+                        let abs = _mm256_abs_epi16(w1);
+                        let m = _mm256_max_epi16(abs, _mm256_shuffle_epi32::<0b10_11_00_01>(abs));
+                        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(m, ones));
+                    }
+                }
+            }
+            let sum = _mm_add_epi32(
+                _mm256_castsi256_si128(acc),
+                _mm256_extracti128_si256::<1>(acc),
+            );
+            let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b01_00_11_10>(sum));
+            let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b10_11_00_01>(sum));
+            // Every term was counted twice (see satd8x4).
+            (_mm_cvtsi128_si32(sum) / 2) as u32
+        }
+    }
+
     /// SATD of the 4x4 block `src` against two predictions at once (the
     /// Intra_4x4 mode search), each equal to [`super::satd4x4`].
     pub fn satd4x4_x2(src: &[u8; 16], pa: &[u8; 16], pb: &[u8; 16]) -> [u32; 2] {
@@ -397,10 +467,19 @@ fn sad_w<const W: usize>(a: &[u8], sa: usize, b: &[u8], sb: usize, h: usize) -> 
     s
 }
 
+/// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a
+/// `w` x `h` block (each tile's sum halved).
+pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if w.is_multiple_of(16) && h.is_multiple_of(4) && std::is_x86_feature_detected!("avx2") {
+        return x86::satd16_avx2(a, sa, b, sb, w, h);
+    }
+    satd_any(a, sa, b, sb, w, h)
+}
+
 avx2_dispatch!(
-    /// Sum of absolute Hadamard-transformed differences over 4x4 tiles of a
-    /// `w` x `h` block (each tile's sum halved).
-    pub fn satd(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 => satd_plain
+    /// [`satd`] of other shapes or without AVX2.
+    fn satd_any(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 => satd_plain
 );
 
 #[inline(always)]

@@ -380,9 +380,22 @@ impl RefPicture {
 #[inline]
 fn copy_rows(src: &[u8], ss: usize, out: &mut [u8], os: usize, w: usize, h: usize) {
     fn rows<const W: usize>(src: &[u8], ss: usize, out: &mut [u8], os: usize, h: usize) {
+        if h == 0 {
+            return;
+        }
+        // One bounds check per block instead of two per row.
+        let (src, out) = (&src[..(h - 1) * ss + W], &mut out[..(h - 1) * os + W]);
         for row in 0..h {
-            let s: &[u8; W] = src[row * ss..][..W].try_into().expect("W samples");
-            out[row * os..][..W].copy_from_slice(s);
+            // SAFETY: row * ss + W <= src.len() and row * os + W <= out.len()
+            // for row < h (the slices were cut to those lengths above), and
+            // the two slices do not overlap (one is shared, one exclusive).
+            unsafe {
+                core::ptr::copy_nonoverlapping(
+                    src.as_ptr().add(row * ss),
+                    out.as_mut_ptr().add(row * os),
+                    W,
+                );
+            }
         }
     }
     match w {
