@@ -652,36 +652,38 @@ impl<'a> FrameCoder<'a> {
                         .unwrap_or(16)
                         < blk_idx
             };
-            let sample = |sx: i32, sy: i32| -> u8 {
-                // (sx, sy) relative to the macroblock; negative means a neighbour macroblock.
-                if sx >= 0 && sy >= 0 {
-                    rec[sy as usize * 16 + sx as usize]
-                } else if sy < 0 && sx < 0 {
-                    tl
-                } else if sy < 0 {
-                    if sx < 16 {
-                        top[sx as usize]
-                    } else {
-                        top_right[(sx - 16) as usize]
-                    }
-                } else {
-                    left[sy as usize]
-                }
-            };
+            // The samples above, left and above-left of the block: from this
+            // macroblock's reconstruction or its neighbours' edges.
             let mut t8 = [0u8; 8];
             let mut l4 = [0u8; 4];
-            for i in 0..4 {
-                t8[i] = sample(px as i32 + i as i32, py as i32 - 1);
-                l4[i] = sample(px as i32 - 1, py as i32 + i as i32);
+            if py == 0 {
+                t8[..4].copy_from_slice(&top[px..px + 4]);
+            } else {
+                t8[..4].copy_from_slice(&rec[(py - 1) * 16 + px..][..4]);
             }
-            for i in 4..8 {
-                t8[i] = if tr_ok {
-                    sample(px as i32 + i as i32, py as i32 - 1)
+            if !tr_ok {
+                let v = t8[3];
+                t8[4..].fill(v);
+            } else if py > 0 {
+                t8[4..].copy_from_slice(&rec[(py - 1) * 16 + px + 4..][..4]);
+            } else if px < 12 {
+                t8[4..].copy_from_slice(&top[px + 4..px + 8]);
+            } else {
+                t8[4..].copy_from_slice(&top_right);
+            }
+            for (i, l) in l4.iter_mut().enumerate() {
+                *l = if px == 0 {
+                    left[py + i]
                 } else {
-                    t8[3]
+                    rec[(py + i) * 16 + px - 1]
                 };
             }
-            let tlv = sample(px as i32 - 1, py as i32 - 1);
+            let tlv = match (px, py) {
+                (0, 0) => tl,
+                (_, 0) => top[px - 1],
+                (0, _) => left[py - 1],
+                _ => rec[(py - 1) * 16 + px - 1],
+            };
             let e = Edges {
                 top: t_ok.then_some(&t8[..]),
                 left: l_ok.then_some(&l4[..]),
@@ -692,10 +694,10 @@ impl<'a> FrameCoder<'a> {
                 _ => intra::I4_DC,
             };
             let mut sblk = [0u8; 16];
-            for i in 0..16 {
-                sblk[i] = src[(py + i / 4) * 16 + px + i % 4];
+            for (r, row) in sblk.chunks_exact_mut(4).enumerate() {
+                row.copy_from_slice(&src[(py + r) * 16 + px..][..4]);
             }
-            let mut best = (intra::I4_DC, u32::MAX, [0u8; 16]);
+            let mut best = (intra::I4_DC, u32::MAX);
             let mut preds = [[0u8; 16]; 9];
             let avail = intra::pred4x4_all(&e, &mut preds);
             // Modes two at a time; the last pairs with itself.
@@ -707,14 +709,14 @@ impl<'a> FrameCoder<'a> {
                         let bits = if mode as u8 == pred_mode { 1 } else { 4 };
                         let c = sum + lam * bits;
                         if c < best.1 {
-                            best = (mode as u8, c, preds[mode]);
+                            best = (mode as u8, c);
                         }
                     }
                 }
             }
             cost += best.1;
             modes[r] = best.0;
-            let pred = best.2;
+            let pred = preds[best.0 as usize];
             let mut d = [0i32; 16];
             for i in 0..16 {
                 d[i] = sblk[i] as i32 - pred[i] as i32;
