@@ -381,19 +381,27 @@ mod x86 {
     /// SATD of the 4x4 block `src` against two predictions at once (the
     /// Intra_4x4 mode search), each equal to [`super::satd4x4`].
     pub fn satd4x4_x2(src: &[u8; 16], pa: &[u8; 16], pb: &[u8; 16]) -> [u32; 2] {
-        // SAFETY: SSE2 is part of x86_64; the loads read 4 bytes inside
-        // each 16-byte array.
+        // SAFETY: SSE2 is part of x86_64; each load reads one whole array.
         unsafe {
             let z = _mm_setzero_si128();
-            let row = |y: usize| {
-                let word = |p: &[u8; 16]| {
-                    i32::from_le_bytes([p[4 * y], p[4 * y + 1], p[4 * y + 2], p[4 * y + 3]])
-                };
-                let s = _mm_set1_epi32(word(src));
-                let p = _mm_set_epi32(0, 0, word(pb), word(pa));
-                _mm_sub_epi16(_mm_unpacklo_epi8(s, z), _mm_unpacklo_epi8(p, z))
+            let load = |p: &[u8; 16]| _mm_loadu_si128(p.as_ptr() as *const __m128i);
+            let (s, a, b) = (load(src), load(pa), load(pb));
+            // Rows as 32-bit words: [a0 b0 a1 b1], [a2 b2 a3 b3] and the source twice.
+            let (p01, p23) = (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b));
+            let (s01, s23) = (_mm_unpacklo_epi32(s, s), _mm_unpackhi_epi32(s, s));
+            let diff = |x: __m128i, y: __m128i, hi: bool| {
+                if hi {
+                    _mm_sub_epi16(_mm_unpackhi_epi8(x, z), _mm_unpackhi_epi8(y, z))
+                } else {
+                    _mm_sub_epi16(_mm_unpacklo_epi8(x, z), _mm_unpacklo_epi8(y, z))
+                }
             };
-            let acc = hadamard8x4([row(0), row(1), row(2), row(3)]);
+            let acc = hadamard8x4([
+                diff(s01, p01, false),
+                diff(s01, p01, true),
+                diff(s23, p23, false),
+                diff(s23, p23, true),
+            ]);
             let mut lanes = [0i32; 4];
             _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
             // Each tile's sum is even (every coefficient has the parity of the DC).
