@@ -122,9 +122,18 @@ pub fn mc_chroma(r: &RefPlane, x: i32, y: i32, mv: [i32; 2], w: usize, h: usize,
     }
 }
 
+/// Sum of absolute differences of two `w` x `h` blocks with strides.
+pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if w == 16 && h.is_multiple_of(2) && std::is_x86_feature_detected!("avx2") {
+        return x86::sad16_avx2(a, sa, b, sb, h, None);
+    }
+    sad_any(a, sa, b, sb, w, h)
+}
+
 avx2_dispatch!(
-    /// Sum of absolute differences of two `w` x `h` blocks with strides.
-    pub fn sad(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 => sad_plain
+    /// [`sad`] of other shapes or without AVX2.
+    fn sad_any(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 => sad_plain
 );
 
 #[inline(always)]
@@ -152,9 +161,26 @@ fn sad_plain(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u3
     }
 }
 
+/// SAD between `src` and the rounded average of `a` and `b` (which share `stride`).
+pub fn sad_avg(
+    src: &[u8],
+    ss: usize,
+    a: &[u8],
+    b: &[u8],
+    stride: usize,
+    w: usize,
+    h: usize,
+) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if w == 16 && h.is_multiple_of(2) && std::is_x86_feature_detected!("avx2") {
+        return x86::sad16_avx2(src, ss, a, stride, h, Some(b));
+    }
+    sad_avg_any(src, ss, a, b, stride, w, h)
+}
+
 avx2_dispatch!(
-    /// SAD between `src` and the rounded average of `a` and `b` (which share `stride`).
-    pub fn sad_avg(src: &[u8], ss: usize, a: &[u8], b: &[u8], stride: usize, w: usize, h: usize) -> u32
+    /// [`sad_avg`] of other shapes or without AVX2.
+    fn sad_avg_any(src: &[u8], ss: usize, a: &[u8], b: &[u8], stride: usize, w: usize, h: usize) -> u32
         => sad_avg_plain
 );
 
@@ -260,6 +286,66 @@ mod x86 {
             let hi = _mm_unpackhi_epi64(acc, acc);
             let total = if w == 16 { _mm_add_epi64(acc, hi) } else { acc };
             _mm_cvtsi128_si32(total) as u32
+        }
+    }
+
+    /// SAD of 16-wide blocks of even height two rows at a time with AVX2;
+    /// with `avg`, against the rounded average of `b` and `avg`. The caller
+    /// checks that the CPU has AVX2.
+    pub fn sad16_avx2(
+        a: &[u8],
+        sa: usize,
+        b: &[u8],
+        sb: usize,
+        h: usize,
+        avg: Option<&[u8]>,
+    ) -> u32 {
+        let last = |stride: usize| (h.max(1) - 1) * stride + 16;
+        assert!(h % 2 == 0 && a.len() >= last(sa) && b.len() >= last(sb));
+        assert!(avg.is_none_or(|c| c.len() >= last(sb)));
+        assert!(std::is_x86_feature_detected!("avx2"));
+        // SAFETY: AVX2 is present (asserted); every row read lies inside its
+        // slice (asserted above).
+        unsafe { sad16(a.as_ptr(), sa, b.as_ptr(), sb, h, avg.map(|c| c.as_ptr())) }
+    }
+
+    /// # Safety
+    /// AVX2 present; `h` rows of 16 bytes readable at `a`, `b` (and `avg`).
+    #[target_feature(enable = "avx2")]
+    unsafe fn sad16(
+        a: *const u8,
+        sa: usize,
+        b: *const u8,
+        sb: usize,
+        h: usize,
+        avg: Option<*const u8>,
+    ) -> u32 {
+        // SAFETY: the caller guarantees the rows are readable.
+        unsafe {
+            let rows = |p: *const u8, s: usize, y: usize| {
+                if s == 16 {
+                    _mm256_loadu_si256(p.add(y * 16) as *const __m256i)
+                } else {
+                    _mm256_loadu2_m128i(
+                        p.add((y + 1) * s) as *const __m128i,
+                        p.add(y * s) as *const __m128i,
+                    )
+                }
+            };
+            let mut acc = _mm256_setzero_si256();
+            for y in (0..h).step_by(2) {
+                let va = rows(a, sa, y);
+                let mut vb = rows(b, sb, y);
+                if let Some(c) = avg {
+                    vb = _mm256_avg_epu8(vb, rows(c, sb, y));
+                }
+                acc = _mm256_add_epi64(acc, _mm256_sad_epu8(va, vb));
+            }
+            let sum = _mm_add_epi64(
+                _mm256_castsi256_si128(acc),
+                _mm256_extracti128_si256::<1>(acc),
+            );
+            (_mm_cvtsi128_si64(sum) + _mm_extract_epi64::<1>(sum)) as u32
         }
     }
 
@@ -563,11 +649,20 @@ mod tests {
                 }
                 assert_eq!(sad(&a, 24, &b, 32, w, h), want, "{w}x{h}");
                 assert_eq!(sad_avg(&a, 24, &b, &c, 32, w, h), want_avg, "{w}x{h}");
+                // A source of stride 16, as the motion search's (whole rows in one load).
+                if w == 16 {
+                    let a16: Vec<u8> = (0..h * 16).map(|i| a[i / 16 * 24 + i % 16]).collect();
+                    assert_eq!(sad(&a16, 16, &b, 32, w, h), want, "{w}x{h} stride 16");
+                    assert_eq!(
+                        sad_avg(&a16, 16, &b, &c, 32, w, h),
+                        want_avg,
+                        "{w}x{h} stride 16"
+                    );
+                }
             }
         }
     }
 
-    /// The SIMD SATD equals the sum of the 4x4 tiles' SATDs.
     /// The paired 4x4 SATD of the Intra_4x4 search equals two plain ones,
     /// on random blocks and on the extremes.
     #[test]
@@ -590,6 +685,7 @@ mod tests {
         }
     }
 
+    /// The SIMD SATD equals the sum of the 4x4 tiles' SATDs.
     #[test]
     fn satd_equals_the_sum_over_tiles() {
         let mut rng = crate::testrng::Rng::new(0x5eed_5a7d);
