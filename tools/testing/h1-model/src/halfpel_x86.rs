@@ -93,9 +93,10 @@ unsafe fn vertical(p: &mut Planes<'_>, y: usize) {
     let g = p.g.as_ptr();
     let h1 = p.h1.as_mut_ptr();
     let h = p.h.as_mut_ptr();
-    let mut x = 0;
-    // Reads rows y - 2..=y + 3 at x..x + 32 <= s; writes row y.
-    while x + 32 <= s {
+    // Reads rows y - 2..=y + 3 at x..x + 32 <= s; writes row y. The last
+    // step is moved back to end at s (recomputing some columns).
+    for step in 0..s.div_ceil(32) {
+        let x = (32 * step).min(s - 32);
         // SAFETY: every offset is below (y + 4) * s <= rows * s.
         unsafe {
             let r = |k: usize, o: usize| load16(g.add((y + k - 2) * s + x + o));
@@ -104,16 +105,6 @@ unsafe fn vertical(p: &mut Planes<'_>, y: usize) {
             _mm256_storeu_si256(h1.add(x) as *mut __m256i, lo);
             _mm256_storeu_si256(h1.add(x + 16) as *mut __m256i, hi);
             _mm256_storeu_si256(h.add(y * s + x) as *mut __m256i, round5_pack(lo, hi));
-        }
-        x += 32;
-    }
-    for x in x..s {
-        let t = |k: usize| p.g[(y + k - 2) * s + x] as i32;
-        let v = t(0) - 5 * t(1) + 20 * t(2) + 20 * t(3) - 5 * t(4) + t(5);
-        // SAFETY: y * s + x < rows * s and x < s.
-        unsafe {
-            *h1.add(x) = v as i16;
-            *h.add(y * s + x) = ((v + 16) >> 5).clamp(0, 255) as u8;
         }
     }
 }
@@ -129,9 +120,12 @@ unsafe fn horizontal(p: &mut Planes<'_>, y: usize) {
     let j = p.j.as_mut_ptr();
     let h1 = p.h1.as_ptr();
     let row = y * s;
-    let mut x = 2;
     // Output x reads x - 2..=x + 3 of its row; a step reads up to x + 34 < s.
-    while x + 32 <= s - 3 {
+    // The last step is moved back to end at s - 3: it recomputes some
+    // outputs, which is cheaper than a scalar tail.
+    let steps = (s - 5).div_ceil(32);
+    for step in 0..steps {
+        let x = (2 + 32 * step).min(s - 3 - 32);
         // SAFETY: plane offsets lie in row y, below rows * s; h1
         // offsets x - 2..x + 34 lie below s.
         unsafe {
@@ -147,19 +141,6 @@ unsafe fn horizontal(p: &mut Planes<'_>, y: usize) {
                 j.add(row + x) as *mut __m256i,
                 _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xd8),
             );
-        }
-        x += 32;
-    }
-    for x in x..s - 3 {
-        let tb = |k: usize| p.g[row + x + k - 2] as i32;
-        let tj = |k: usize| p.h1[x + k - 2] as i32;
-        let vb = tb(0) - 5 * tb(1) + 20 * tb(2) + 20 * tb(3) - 5 * tb(4) + tb(5);
-        let vj = tj(0) - 5 * tj(1) + 20 * tj(2) + 20 * tj(3) - 5 * tj(4) + tj(5);
-        // SAFETY: row + x < rows * s.
-
-        unsafe {
-            *b.add(row + x) = ((vb + 16) >> 5).clamp(0, 255) as u8;
-            *j.add(row + x) = ((vj + 512) >> 10).clamp(0, 255) as u8;
         }
     }
 }
