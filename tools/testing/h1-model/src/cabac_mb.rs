@@ -59,7 +59,7 @@ impl FrameCoder<'_> {
         let mut done = 0u16;
         for p in m.mode.parts().iter() {
             let mv = m.mv[p.y4() * 4 + p.x4()];
-            let mvp = self.part_mvp(slice, mbx, mby, &p, done);
+            let mvp = self.part_mvp(slice, mbx, mby, p, done);
             let d = [mv[0] - mvp[0], mv[1] - mvp[1]];
             for (c, &dc) in d.iter().enumerate() {
                 let sum = self.abs_mvd(idx, p.x4() as i32 - 1, p.y4() as i32, c)
@@ -75,7 +75,7 @@ impl FrameCoder<'_> {
                     self.mbs[idx].mvd[y * 4 + x] = stored;
                 }
             }
-            self.set_part_motion(mbx, mby, &p, mv);
+            self.set_part_motion(mbx, mby, p, mv);
             done |= p.mask();
         }
     }

@@ -301,7 +301,7 @@ mod x86 {
         avg: Option<&[u8]>,
     ) -> u32 {
         let last = |stride: usize| (h.max(1) - 1) * stride + 16;
-        assert!(h % 2 == 0 && a.len() >= last(sa) && b.len() >= last(sb));
+        assert!(h.is_multiple_of(2) && a.len() >= last(sa) && b.len() >= last(sb));
         assert!(avg.is_none_or(|c| c.len() >= last(sb)));
         assert!(std::is_x86_feature_detected!("avx2"));
         // SAFETY: AVX2 is present (asserted); every row read lies inside its
@@ -399,7 +399,7 @@ mod x86 {
     /// The caller checks that the CPU has AVX2.
     pub fn satd16_avx2(a: &[u8], sa: usize, b: &[u8], sb: usize, w: usize, h: usize) -> u32 {
         assert!(
-            w % 16 == 0 && h % 4 == 0 && h >= 4,
+            w.is_multiple_of(16) && h.is_multiple_of(4) && h >= 4,
             "{w}x{h} is no block of 16-sample tiles"
         );
         assert!(a.len() >= (h - 1) * sa + w && b.len() >= (h - 1) * sb + w);

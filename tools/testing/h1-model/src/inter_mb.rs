@@ -564,10 +564,10 @@ impl FrameCoder<'_> {
         let mut done = 0u16;
         for p in m.mode.parts().iter() {
             let mv = m.mv[p.y4() * 4 + p.x4()];
-            let mvp = self.part_mvp(slice, mbx, mby, &p, done);
+            let mvp = self.part_mvp(slice, mbx, mby, p, done);
             bw.se(mv[0] - mvp[0]);
             bw.se(mv[1] - mvp[1]);
-            self.set_part_motion(mbx, mby, &p, mv);
+            self.set_part_motion(mbx, mby, p, mv);
             done |= p.mask();
         }
     }
