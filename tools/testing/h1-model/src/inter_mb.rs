@@ -207,6 +207,7 @@ fn int_sad(rp: &RefPicture, px: i32, py: i32, mv: [i32; 2], w: usize, h: usize, 
 
 /// Moves `best` (vector, cost) to the cheapest of the in-range points
 /// `best + d` for `d` in `deltas`, all measured from where `best` started.
+#[inline(always)]
 fn try_around(
     best: &mut ([i32; 2], u32),
     deltas: &[[i32; 2]],
