@@ -127,7 +127,8 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
 }
 
 /// The motion of an inter macroblock without coefficients whose 16 blocks all
-/// move alike; `None` for any other macroblock.
+/// move alike (as the coder recorded); `None` for any other macroblock, whose
+/// edges then get their strengths block by block.
 #[inline(always)]
 fn uniform_motion(
     mb: &MbInfo,
@@ -136,14 +137,10 @@ fn uniform_motion(
     mbx: usize,
     mby: usize,
 ) -> Option<BlockMotion> {
-    if mb.intra || mb.nz.iter().any(|&n| n != 0) {
+    if mb.intra || !mb.one_motion || mb.nz.iter().any(|&n| n != 0) {
         return None;
     }
-    let first = motion[mby * 4 * mb_w * 4 + mbx * 4];
-    let rows = (0..4).map(|y| &motion[(mby * 4 + y) * mb_w * 4 + mbx * 4..][..4]);
-    rows.flatten()
-        .all(|m| same_motion(*m, first) && m.mv == first.mv)
-        .then_some(first)
+    Some(motion[mby * 4 * mb_w * 4 + mbx * 4])
 }
 
 /// Two blocks whose shared edge gets bS 0 by motion (8.7.2.1, frame macroblocks).

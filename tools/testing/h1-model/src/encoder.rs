@@ -69,6 +69,9 @@ pub struct MbInfo {
     pub mvd: [[u8; 2]; 16],
     /// transform_size_8x8_flag.
     pub t8x8: bool,
+    /// All 16 blocks carry one motion (known where the motion is stored;
+    /// lets the deblocking filter skip the edges of still macroblocks).
+    pub one_motion: bool,
 }
 
 /// Statistics of a coded frame, as the H1 reports them.
@@ -383,6 +386,7 @@ impl<'a> FrameCoder<'a> {
                     return;
                 }
                 self.code_not_skipped(bw, idx, skip_run);
+                self.mbs[idx].one_motion = inter.mv.iter().all(|v| *v == inter.mv[0]);
                 self.write_inter(
                     bw, slice, idx, mbx, mby, &inter, &luma, &chroma, qp, qp_prev,
                 );
@@ -1097,6 +1101,7 @@ impl<'a> FrameCoder<'a> {
     }
 
     fn set_motion(&mut self, mbx: usize, mby: usize, m: BlockMotion) {
+        self.mbs[mby * self.mb_w + mbx].one_motion = true;
         let w4 = self.mb_w * 4;
         for r in 0..4 {
             for c in 0..4 {
