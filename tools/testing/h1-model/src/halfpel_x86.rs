@@ -147,9 +147,13 @@ unsafe fn horizontal(p: &mut Planes<'_>, y: usize) {
 
 /// (6-tap of h1 + 512) >> 10 for 16 outputs whose taps start at `hp`,
 /// saturated to 16 bits (in range for the final Clip1 by packus).
-#[inline(always)]
+///
+/// # Safety
+/// AVX2 present; 21 values readable at `hp`.
+#[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn j16(hp: *const i16) -> __m256i {
-    // SAFETY: the caller guarantees 21 readable values at `hp` and AVX2.
+    // SAFETY: the caller guarantees 21 readable values at `hp`.
     unsafe {
         let t = |o: usize| _mm256_loadu_si256(hp.add(o) as *const __m256i);
         // Pairwise sums stay in 16 bits: |h1| <= 10710.

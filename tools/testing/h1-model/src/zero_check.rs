@@ -48,6 +48,10 @@ pub fn chroma_is_zero(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { x86::chroma_is_zero_avx2(planes, cs, x, y, qpc, preds) };
+        }
         x86::chroma_is_zero(planes, cs, x, y, qpc, preds)
     }
     #[cfg(not(target_arch = "x86_64"))]
@@ -197,6 +201,50 @@ mod x86 {
         true
     }
 
+    /// [`fdct_pair`] on both 128-bit halves of AVX2 vectors: four 4x4 blocks.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn fdct_quad(r: [__m256i; 4]) -> [__m256i; 4] {
+        let butterfly = |a: [__m256i; 4]| {
+            let s0 = _mm256_add_epi16(a[0], a[3]);
+            let s1 = _mm256_add_epi16(a[1], a[2]);
+            let d0 = _mm256_sub_epi16(a[0], a[3]);
+            let d1 = _mm256_sub_epi16(a[1], a[2]);
+            [
+                _mm256_add_epi16(s0, s1),
+                _mm256_add_epi16(_mm256_add_epi16(d0, d0), d1),
+                _mm256_sub_epi16(s0, s1),
+                _mm256_sub_epi16(d0, _mm256_add_epi16(d1, d1)),
+            ]
+        };
+        let v = butterfly(r);
+        let t0 = _mm256_unpacklo_epi16(v[0], v[1]);
+        let t1 = _mm256_unpacklo_epi16(v[2], v[3]);
+        let t2 = _mm256_unpackhi_epi16(v[0], v[1]);
+        let t3 = _mm256_unpackhi_epi16(v[2], v[3]);
+        let u0 = _mm256_unpacklo_epi32(t0, t1);
+        let u1 = _mm256_unpackhi_epi32(t0, t1);
+        let u2 = _mm256_unpacklo_epi32(t2, t3);
+        let u3 = _mm256_unpackhi_epi32(t2, t3);
+        butterfly([
+            _mm256_unpacklo_epi64(u0, u2),
+            _mm256_unpackhi_epi64(u0, u2),
+            _mm256_unpacklo_epi64(u1, u3),
+            _mm256_unpackhi_epi64(u1, u3),
+        ])
+    }
+
+    /// [`over`] for [`fdct_quad`]'s output: true when a level is non-zero.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn any_over(h: [__m256i; 4], lim: [__m256i; 4]) -> bool {
+        let mut any = _mm256_setzero_si256();
+        for (c, l) in h.iter().zip(lim) {
+            any = _mm256_or_si256(any, _mm256_cmpgt_epi16(_mm256_abs_epi16(*c), l));
+        }
+        _mm256_movemask_epi8(any) != 0
+    }
+
     /// [`luma_is_zero`] four 4x4 blocks at a time (a row of them) in AVX2
     /// lanes: each 128-bit half computes as [`fdct_pair`] does.
     ///
@@ -209,19 +257,6 @@ mod x86 {
         // reads one row of the 256-byte arrays.
         unsafe {
             let lim: [__m256i; 4] = core::array::from_fn(|k| _mm256_broadcastsi128_si256(lim[k]));
-            let z = _mm256_setzero_si256();
-            let butterfly = |a: [__m256i; 4]| {
-                let s0 = _mm256_add_epi16(a[0], a[3]);
-                let s1 = _mm256_add_epi16(a[1], a[2]);
-                let d0 = _mm256_sub_epi16(a[0], a[3]);
-                let d1 = _mm256_sub_epi16(a[1], a[2]);
-                [
-                    _mm256_add_epi16(s0, s1),
-                    _mm256_add_epi16(_mm256_add_epi16(d0, d0), d1),
-                    _mm256_sub_epi16(s0, s1),
-                    _mm256_sub_epi16(d0, _mm256_add_epi16(d1, d1)),
-                ]
-            };
             for by in 0..4 {
                 let r: [__m256i; 4] = core::array::from_fn(|k| {
                     let o = (by * 4 + k) * 16;
@@ -229,26 +264,65 @@ mod x86 {
                     let y = _mm_loadu_si128(pred.as_ptr().add(o) as *const __m128i);
                     _mm256_sub_epi16(_mm256_cvtepu8_epi16(x), _mm256_cvtepu8_epi16(y))
                 });
-                let v = butterfly(r);
-                let t0 = _mm256_unpacklo_epi16(v[0], v[1]);
-                let t1 = _mm256_unpacklo_epi16(v[2], v[3]);
-                let t2 = _mm256_unpackhi_epi16(v[0], v[1]);
-                let t3 = _mm256_unpackhi_epi16(v[2], v[3]);
-                let u0 = _mm256_unpacklo_epi32(t0, t1);
-                let u1 = _mm256_unpackhi_epi32(t0, t1);
-                let u2 = _mm256_unpacklo_epi32(t2, t3);
-                let u3 = _mm256_unpackhi_epi32(t2, t3);
-                let h = butterfly([
-                    _mm256_unpacklo_epi64(u0, u2),
-                    _mm256_unpackhi_epi64(u0, u2),
-                    _mm256_unpacklo_epi64(u1, u3),
-                    _mm256_unpackhi_epi64(u1, u3),
-                ]);
-                let mut any = z;
-                for (c, l) in h.iter().zip(lim) {
-                    any = _mm256_or_si256(any, _mm256_cmpgt_epi16(_mm256_abs_epi16(*c), l));
+                if any_over(fdct_quad(r), lim) {
+                    return false;
                 }
-                if _mm256_movemask_epi8(any) != 0 {
+            }
+            true
+        }
+    }
+
+    /// [`chroma_is_zero`] a whole 8x8 plane at a time in AVX2 lanes: the upper
+    /// two blocks in the low 128-bit half, the lower two in the high one.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn chroma_is_zero_avx2(
+        planes: [&[u8]; 2],
+        cs: usize,
+        x: usize,
+        y: usize,
+        qpc: i32,
+        preds: &[[u8; 64]; 2],
+    ) -> bool {
+        let mut lim = lane_limits(thresholds(qpc));
+        for p in planes {
+            assert!(
+                p.len() >= (y + 7) * cs + x + 8,
+                "chroma block outside its plane"
+            );
+        }
+        // SAFETY: AVX2 is present (the caller's promise); every 8-byte load
+        // reads one row of the block inside its plane (asserted above) or of
+        // the 64-byte prediction.
+        unsafe {
+            // The DC lanes are checked after the 2x2 Hadamard transform instead.
+            lim[0] = _mm_insert_epi16::<0>(lim[0], i16::MAX as i32);
+            lim[0] = _mm_insert_epi16::<4>(lim[0], i16::MAX as i32);
+            let lim: [__m256i; 4] = core::array::from_fn(|k| _mm256_broadcastsi128_si256(lim[k]));
+            for c in 0..2 {
+                let rows = |p: *const u8, stride: usize, k: usize| {
+                    let up = _mm_loadl_epi64(p.add(k * stride) as *const __m128i);
+                    let down = _mm_loadl_epi64(p.add((k + 4) * stride) as *const __m128i);
+                    _mm256_cvtepu8_epi16(_mm_unpacklo_epi64(up, down))
+                };
+                let src = planes[c].as_ptr().add(y * cs + x);
+                let r: [__m256i; 4] = core::array::from_fn(|k| {
+                    _mm256_sub_epi16(rows(src, cs, k), rows(preds[c].as_ptr(), 8, k))
+                });
+                let h = fdct_quad(r);
+                if any_over(h, lim) {
+                    return false;
+                }
+                let mut dc = [
+                    _mm256_extract_epi16::<0>(h[0]) as i16 as i32,
+                    _mm256_extract_epi16::<4>(h[0]) as i16 as i32,
+                    _mm256_extract_epi16::<8>(h[0]) as i16 as i32,
+                    _mm256_extract_epi16::<12>(h[0]) as i16 as i32,
+                ];
+                hadamard2x2(&mut dc);
+                if quant_chroma_dc(&mut dc, qpc, false) {
                     return false;
                 }
             }
@@ -364,6 +438,13 @@ mod tests {
                 chroma_is_zero(p, cs, x, y, qpc, &preds),
                 want,
                 "qp {qpc} amp {amp}"
+            );
+            // The SSE2 path too, where AVX2 takes the call above.
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(
+                x86::chroma_is_zero(p, cs, x, y, qpc, &preds),
+                want,
+                "SSE2, qp {qpc} amp {amp}"
             );
             seen[want as usize] += 1;
         }
