@@ -106,7 +106,8 @@ pub struct SliceData {
 pub struct FrameCoder<'a> {
     pub(crate) p: &'a FrameParams,
     src: &'a Planes,
-    refpic: Option<&'a RefPicture>,
+    /// Mutable only to compute its half-sample rows as the coder reaches them.
+    refpic: Option<&'a mut RefPicture>,
     pub rec: Planes,
     pub mbs: Vec<MbInfo>,
     /// Per 4x4 block motion of the picture.
@@ -174,7 +175,7 @@ impl<'a> FrameCoder<'a> {
     pub fn new(
         p: &'a FrameParams,
         src: &'a Planes,
-        refpic: Option<&'a RefPicture>,
+        refpic: Option<&'a mut RefPicture>,
         spare: CoderBuffers,
     ) -> Self {
         let (mb_w, mb_h) = (src.mb_w, src.mb_h);
@@ -244,6 +245,10 @@ impl<'a> FrameCoder<'a> {
             self.cabac = self.p.cabac_init.map(|c| Box::new(CabacEncoder::new(c)));
             self.prev_qp_delta_nz = false;
             for mby in first_row..last_row {
+                if let Some(rp) = self.refpic.as_deref_mut() {
+                    // Vectors reach search_range samples, the refinement one more.
+                    rp.prepare_half_rows(mby, self.p.search_range[1].max(0) as usize + 1);
+                }
                 for mbx in 0..self.mb_w {
                     let bits = match &self.cabac {
                         Some(e) => e.bit_len(),
@@ -303,6 +308,23 @@ impl<'a> FrameCoder<'a> {
         skip_run: &mut u32,
         qp_prev: &mut i32,
     ) {
+        // Lent out for the macroblock, so that the coder can be borrowed mutably beside it.
+        let rp = self.refpic.take();
+        self.code_mb_from(rp.as_deref(), bw, slice, mbx, mby, skip_run, qp_prev);
+        self.refpic = rp;
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn code_mb_from(
+        &mut self,
+        refpic: Option<&RefPicture>,
+        bw: &mut BitWriter,
+        slice: i32,
+        mbx: usize,
+        mby: usize,
+        skip_run: &mut u32,
+        qp_prev: &mut i32,
+    ) {
         let qp = self.rc.base_qp(self.p.qp, self.p.qp_min, self.p.qp_max);
         let lam = self.lambdas[qp.clamp(0, 51) as usize];
         let (x, y) = (mbx as i32, mby as i32);
@@ -322,7 +344,7 @@ impl<'a> FrameCoder<'a> {
         }
 
         let mut inter_cost = None;
-        if let (false, Some(rp)) = (self.p.intra, self.refpic) {
+        if let (false, Some(rp)) = (self.p.intra, refpic) {
             let skip_mv = self.skip_mv(slice, x, y);
             // P_Skip when its prediction leaves nothing to code. The residual
             // test costs more than the SATD, so it is only asked where the

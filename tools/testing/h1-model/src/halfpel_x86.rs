@@ -16,22 +16,26 @@ pub struct Planes<'a> {
     pub j: &'a mut [u8],
     pub stride: usize,
     pub rows: usize,
+    /// The rows to compute: `first..end`.
+    pub first: usize,
+    pub end: usize,
 }
 
-/// Computes h of rows 2..rows - 3 and b and j of columns 2..stride - 3, as
-/// `refpic::half_planes` does; `None` when the CPU lacks AVX2.
+/// Computes h of rows 2..rows - 3 and b and j of columns 2..stride - 3, of
+/// the rows `first..end`, as `refpic::half_planes` does; `None` when the CPU
+/// lacks AVX2.
 pub fn half_planes(mut p: Planes<'_>) -> Option<()> {
     if !std::is_x86_feature_detected!("avx2") {
         return None;
     }
     let n = p.stride * p.rows;
-    assert!(p.stride >= 40 && p.rows >= 6);
+    assert!(p.stride >= 40 && p.rows >= 6 && p.end <= p.rows);
     assert!(p.g.len() >= n && p.h1.len() >= p.stride && p.b.len() >= n);
     assert!(p.h.len() >= n && p.j.len() >= n);
     // SAFETY: AVX2 is present (checked above) and every access of the
     // routines stays inside the first stride * rows elements (see each).
     unsafe {
-        for y in 0..p.rows {
+        for y in p.first..p.end {
             if (2..p.rows - 3).contains(&y) {
                 vertical(&mut p, y);
             } else {

@@ -251,7 +251,7 @@ impl H1 {
             return Err(IRQ_CONFIG_ERROR);
         }
 
-        let refpic = (!intra).then_some(&self.refpic);
+        let refpic = (!intra).then_some(&mut self.refpic);
         let mut coder = FrameCoder::new(&params, &src, refpic, core::mem::take(&mut self.coder));
         let slices = coder.encode();
 

@@ -6,6 +6,12 @@
 //! Border replication equals the clamping of eq. 8-228/8-229, so predictions
 //! are exact; blocks whose filter taps would leave the padded area fall back
 //! to the sample-by-sample path of [`crate::inter`].
+//!
+//! A loaded picture gets its half-sample rows band by band, just before the
+//! coder reaches them ([`RefPicture::prepare_half_rows`]): computed all at
+//! once they would have left the cache by the time the search reads them.
+//! Predictions that would read rows not yet computed take the
+//! sample-by-sample path, so the lazy planes change speed, never results.
 
 use crate::inter::{mc_chroma, mc_luma, RefPlane};
 use crate::memory::{BusError, Memory};
@@ -45,6 +51,8 @@ pub struct RefPicture {
     h1: Vec<i16>,
     /// One row of interleaved chroma as read from memory.
     scratch: Vec<u8>,
+    /// Padded rows of b, h and j computed so far, from the top.
+    half_rows: usize,
 }
 
 fn pad_plane(p: &mut Padded<u8>, src: &[u8], w: usize, rows: usize, pad: usize) {
@@ -117,12 +125,13 @@ impl RefPicture {
             planes.mb_h * 8,
             CPAD,
         );
-        self.half_planes();
+        self.start_half_planes();
+        self.compute_half_rows(self.g.data.len() / self.g.stride);
     }
 
     /// Reads a reconstructed picture in the H1's format (luma rows, then rows
-    /// of interleaved Cb and Cr) from memory straight into the padded planes,
-    /// then computes the half-sample planes.
+    /// of interleaved Cb and Cr) from memory straight into the padded planes;
+    /// the half-sample planes follow with [`RefPicture::prepare_half_rows`].
     pub fn load(
         &mut self,
         mem: &dyn Memory,
@@ -154,21 +163,37 @@ impl RefPicture {
         }
         extend_borders(&mut self.cb, cw, ch, CPAD);
         extend_borders(&mut self.cr, cw, ch, CPAD);
-        self.half_planes();
+        self.start_half_planes();
         Ok(())
     }
 
-    /// Computes the three half-sample planes from the padded luma.
-    fn half_planes(&mut self) {
-        let hgt = self.height as usize;
+    /// Sizes the half-sample planes for the padded luma, none of their rows computed.
+    fn start_half_planes(&mut self) {
         let s = self.g.stride;
-        let rows = hgt + 2 * PAD;
         let n = self.g.data.len();
         for p in [&mut self.b, &mut self.h, &mut self.j] {
             p.stride = s;
             p.data.resize(n, 0);
         }
         self.h1.resize(s, 0);
+        self.half_rows = 0;
+    }
+
+    /// Computes the half-sample rows every block of macroblock row `mby`
+    /// reads when it moves at most `reach` samples down.
+    pub fn prepare_half_rows(&mut self, mby: usize, reach: usize) {
+        // The block's last row, the filter taps and a second source a row down.
+        self.compute_half_rows(PAD + (mby + 1) * 16 + reach + MARGIN as usize + 1);
+    }
+
+    /// Computes the half-sample planes down to padded row `end` (exclusive).
+    fn compute_half_rows(&mut self, end: usize) {
+        let s = self.g.stride;
+        let rows = self.g.data.len() / s;
+        let end = end.min(rows);
+        if end <= self.half_rows {
+            return;
+        }
         let planes = HalfPlanes {
             g: &self.g.data,
             h1: &mut self.h1,
@@ -177,8 +202,18 @@ impl RefPicture {
             j: &mut self.j.data,
             stride: s,
             rows,
+            first: self.half_rows,
+            end,
         };
         compute_half_planes(planes);
+        self.half_rows = end;
+    }
+
+    /// [`RefPicture::fast`] for a block that may read the half-sample planes:
+    /// also inside the rows computed so far.
+    #[inline]
+    fn fast_half(&self, x: i32, y: i32, w: usize, h: usize) -> bool {
+        self.fast(x, y, w, h) && ((y + PAD as i32) as usize + h + 1) <= self.half_rows
     }
 
     /// The picture's luma with clamped access, for blocks outside the padded area.
@@ -230,7 +265,7 @@ impl RefPicture {
         os: usize,
     ) {
         let (xi, yi) = (x + (mv[0] >> 2), y + (mv[1] >> 2));
-        if !self.fast(xi, yi, w, h) {
+        if !self.fast_half(xi, yi, w, h) {
             let r = self.luma_plane();
             let mut tmp = [0u8; 256];
             mc_luma(&r, xi, yi, [mv[0] & 3, mv[1] & 3], w, h, &mut tmp);
@@ -292,7 +327,7 @@ impl RefPicture {
         ss: usize,
     ) -> u32 {
         let (xi, yi) = (x + (mv[0] >> 2), y + (mv[1] >> 2));
-        if !self.fast(xi, yi, w, h) {
+        if !self.fast_half(xi, yi, w, h) {
             let mut tmp = [0u8; 256];
             self.luma(x, y, mv, w, h, &mut tmp, 16);
             return crate::inter::sad(src, ss, &tmp, 16, w, h);
@@ -479,6 +514,9 @@ struct HalfPlanes<'a> {
     j: &'a mut [u8],
     stride: usize,
     rows: usize,
+    /// The rows to compute: `first..end`.
+    first: usize,
+    end: usize,
 }
 
 /// [`half_planes`], with the AVX2 routines of [`crate::halfpel_x86`] where the CPU has them.
@@ -493,6 +531,8 @@ fn compute_half_planes(p: HalfPlanes<'_>) {
             j: p.j,
             stride: p.stride,
             rows: p.rows,
+            first: p.first,
+            end: p.end,
         };
         if crate::halfpel_x86::half_planes(planes).is_some() {
             return;
@@ -507,7 +547,7 @@ fn compute_half_planes(p: HalfPlanes<'_>) {
 #[inline(always)]
 fn half_planes(p: HalfPlanes) {
     let (g, s, rows) = (p.g, p.stride, p.rows);
-    for y in 0..rows {
+    for y in p.first..p.end {
         let h1 = &mut p.h1[..s];
         if (2..rows - 3).contains(&y) {
             let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
@@ -589,6 +629,8 @@ mod tests {
                         j: &mut j,
                         stride,
                         rows,
+                        first: 0,
+                        end: rows,
                     };
                     if avx2 {
                         compute_half_planes(p);
@@ -599,6 +641,60 @@ mod tests {
                 };
                 assert!(run(true) == run(false), "{stride}x{rows} kind {kind}");
             }
+        }
+    }
+
+    /// Half-sample planes computed band by band, as the coder asks for
+    /// them, equal those computed at once.
+    #[test]
+    fn half_planes_in_bands_equal_those_at_once() {
+        let mut rng = crate::testrng::Rng::new(0x0bad_5eed);
+        let mut p = Planes::new(5, 4);
+        for v in p.y.iter_mut() {
+            *v = rng.byte();
+        }
+        let whole = RefPicture::new(&p);
+        let mut banded = RefPicture::new(&p);
+        banded.start_half_planes();
+        let mut end = 0;
+        while end < banded.g.data.len() / banded.g.stride {
+            end += rng.range(1, 40) as usize;
+            banded.compute_half_rows(end);
+        }
+        for (a, b) in [
+            (&whole.b, &banded.b),
+            (&whole.h, &banded.h),
+            (&whole.j, &banded.j),
+        ] {
+            assert!(a.data == b.data);
+        }
+    }
+
+    /// Predictions that reach rows not computed yet are still exact (they
+    /// take the sample-by-sample path).
+    #[test]
+    fn predictions_beyond_the_computed_rows_are_exact() {
+        let mut rng = crate::testrng::Rng::new(0x7070_1234);
+        let mut p = Planes::new(3, 3);
+        for v in p.y.iter_mut() {
+            *v = rng.byte();
+        }
+        let whole = RefPicture::new(&p);
+        let mut lazy = RefPicture::new(&p);
+        lazy.start_half_planes();
+        lazy.prepare_half_rows(0, 0);
+        for _ in 0..5000 {
+            let (x, y) = (rng.range(0, 2) * 16, rng.range(0, 2) * 16);
+            let mv = [rng.range(-80, 80), rng.range(-80, 80)];
+            let (mut a, mut b) = ([0u8; 256], [0u8; 256]);
+            whole.luma(x, y, mv, 16, 16, &mut a, 16);
+            lazy.luma(x, y, mv, 16, 16, &mut b, 16);
+            assert_eq!(a, b, "({x},{y}) {mv:?}");
+            let src: [u8; 256] = core::array::from_fn(|_| rng.byte());
+            assert_eq!(
+                whole.sad(x, y, mv, 16, 16, &src, 16),
+                lazy.sad(x, y, mv, 16, 16, &src, 16)
+            );
         }
     }
 
