@@ -3,6 +3,7 @@
 use crate::bitwriter::BitWriter;
 use crate::cabac::{CabacEncoder, NUM_CONTEXTS};
 use crate::cavlc::{write_block, LEVEL_CLAMP};
+use crate::decimate;
 use crate::inter::{sad, satd, satd4x4_x2};
 use crate::inter_mb::InterMb;
 use crate::intra::{self, Edges};
@@ -934,6 +935,14 @@ impl<'a> FrameCoder<'a> {
 
     fn code_luma_inter(&self, src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
         let (mut levels, cbp) = quant_luma_inter(src, pred, qp);
+        let mut scores = [0u32; 4];
+        for (r, lv) in levels.iter().enumerate() {
+            let b8 = (r / 8) * 2 + r % 4 / 2;
+            if cbp & (1 << b8) != 0 {
+                scores[b8] += decimate::score4x4(lv);
+            }
+        }
+        let cbp = decimate::luma_cbp(scores, cbp);
         let mut rec = [0u8; 256];
         for (r, lv) in levels.iter_mut().enumerate() {
             let (bx, by) = (r % 4 * 4, r / 4 * 4);

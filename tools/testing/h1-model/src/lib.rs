@@ -19,6 +19,7 @@ pub mod cavlc;
 pub mod deblock;
 #[cfg(target_arch = "x86_64")]
 mod deblock_x86;
+pub mod decimate;
 pub mod encoder;
 #[cfg(target_arch = "x86_64")]
 mod halfpel_x86;

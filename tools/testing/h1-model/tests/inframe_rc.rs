@@ -36,7 +36,8 @@ fn checkpoints(cabac: Option<u32>) {
     let (w, h) = (352, 288);
     let yuv = clip("meadow", w, h, 3);
     let distance = 40u32;
-    // Targets of one word: every checkpoint is far over, the top delta (+3) applies.
+    // Targets of one word: every checkpoint is over, the top delta (+3) applies
+    // once the overshoot reaches three words.
     let mut extra = pack_pairs(&[1; 10], CHECKPOINT_BASE);
     let word_err: Vec<u32> = [-3i32, -2, -1, 1, 2, 3]
         .iter()
@@ -70,7 +71,7 @@ fn checkpoints(cabac: Option<u32>) {
     let enc = encode(&yuv, &cfg_dist);
     check_decodes(&enc, &cfg_dist);
     for (f, qps) in enc.mb_qps.iter().enumerate() {
-        // Before the first checkpoint the frame QP; after it, QP + 3 once a macroblock coded its QP.
+        // Before the first checkpoint the frame QP; after it, up to QP + 3 once a macroblock coded its QP.
         assert!(
             qps[..distance as usize].iter().all(|&q| q == 30),
             "frame {f}: {:?}",
@@ -80,7 +81,12 @@ fn checkpoints(cabac: Option<u32>) {
             qps[distance as usize + 5..].contains(&33),
             "frame {f}: no macroblock at QP 33"
         );
-        assert!(qps.iter().all(|&q| q == 30 || q == 33));
+        // Every checkpoint is over its target, by more words at each: the delta
+        // only climbs (a small first overshoot may take +1 or +2 first).
+        assert!(
+            qps.iter().all(|&q| (30..=33).contains(&q)) && qps.windows(2).all(|p| p[0] <= p[1]),
+            "frame {f}: {qps:?}"
+        );
         let r = &enc.regs_after[f];
         let results: Vec<u32> = (0..9)
             .map(|i| {
