@@ -10,10 +10,12 @@
 #   x264            the reference encoder benchmarks compare against
 #   mate-backgrounds  real photographs; pans and zooms over them are the
 #                   natural test content (made at test time, never committed)
-#   rustc           Debian's rustc 1.63, the toolchain of Linux 6.1's CONFIG_RUST:
-#                   the kernel core must compile with it
-#   rustfmt         Debian's rustfmt 1.5 (with rustc 1.63): the core must be
-#                   formatted as the kernel's make rustfmtcheck wants
+#   rustc-web       Debian's rustc 1.96, the rustc Linux 6.12's CONFIG_RUST is
+#                   built with here (6.12 needs >= 1.78; it replaces Debian's
+#                   rustc 1.63 package, which conflicts with it): the kernel
+#                   core must compile with it
+#   rustfmt-web     its rustfmt: the core must be formatted as the kernel's
+#                   make rustfmtcheck wants
 #   (scripts/kernel-check.sh installs the kernel tree, LLVM, QEMU and the
 #   rest of the kernel toolchain it needs)
 #   gcc-multilib    -m32 builds that prove the uAPI structs have one layout
@@ -32,7 +34,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 need_pkgs=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for p in ffmpeg x264 mate-backgrounds rustc rustfmt gcc-multilib libclang-dev python3-sphinx valgrind \
+for p in ffmpeg x264 mate-backgrounds rustc-web rustfmt-web gcc-multilib libclang-dev python3-sphinx valgrind \
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev pkg-config gstreamer1.0-tools \
 	gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad gstreamer1.0-libav; do
 	have "$p" || need_pkgs+=("$p")

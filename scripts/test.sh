@@ -43,7 +43,7 @@ passed=$(awk '/^test result/ {p += $4; f += $6} END {print p}' /tmp/h264enc-carg
 failed=$(awk '/^test result/ {p += $4; f += $6} END {print f}' /tmp/h264enc-cargo-test.log)
 echo "cargo: $passed passed, $failed failed"
 
-step "kernel tree: linux-source-6.1 with the overlay, W=1 build, checkpatch --strict, KUnit (UML)"
+step "kernel: the series on linux-source-6.12: checkpatch, each patch builds, x86_64 and arm64 Rust builds, KUnit, QEMU boot"
 "$here/scripts/kernel-check.sh"
 
 step "all tests passed"

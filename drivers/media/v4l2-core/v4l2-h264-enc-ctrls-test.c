@@ -83,27 +83,40 @@ static void encode_rc(struct kunit *test)
 	}
 }
 
+/*
+ * An SPS is over 1 KiB (offset_for_ref_frame[255]): the tests keep their
+ * copies on the heap, not in a kernel stack frame.
+ */
+static struct v4l2_ctrl_h264_sps *sps_copy(struct kunit *test)
+{
+	struct v4l2_ctrl_h264_sps *s = kunit_kmalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	*s = valid_sps;
+	return s;
+}
+
 static void sps(struct kunit *test)
 {
-	struct v4l2_ctrl_h264_sps s = valid_sps;
+	struct v4l2_ctrl_h264_sps *s = sps_copy(test);
 	static const u8 profiles[] = { 66, 77, 100 };
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(profiles); i++) {
-		s.profile_idc = profiles[i];
-		KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_sps(&s), 0);
+		s->profile_idc = profiles[i];
+		KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_sps(s), 0);
 	}
-	s.pic_order_cnt_type = 0;
-	s.log2_max_pic_order_cnt_lsb_minus4 = 12;
-	s.max_num_ref_frames = V4L2_H264_NUM_DPB_ENTRIES;
-	s.seq_parameter_set_id = 31;
-	s.pic_width_in_mbs_minus1 = 255;
-	s.pic_height_in_map_units_minus1 = 255;
-	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_sps(&s), 0);
+	s->pic_order_cnt_type = 0;
+	s->log2_max_pic_order_cnt_lsb_minus4 = 12;
+	s->max_num_ref_frames = V4L2_H264_NUM_DPB_ENTRIES;
+	s->seq_parameter_set_id = 31;
+	s->pic_width_in_mbs_minus1 = 255;
+	s->pic_height_in_map_units_minus1 = 255;
+	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_sps(s), 0);
 
 #define REFUSED(field, value) do {					\
-		s = valid_sps;						\
-		s.field = value;					\
-		KUNIT_EXPECT_EQ_MSG(test, v4l2_h264_enc_validate_sps(&s), \
+		*s = valid_sps;						\
+		(*s).field = value;					\
+		KUNIT_EXPECT_EQ_MSG(test, v4l2_h264_enc_validate_sps(s), \
 				    -EINVAL, #field " = " #value);	\
 	} while (0)
 	REFUSED(profile_idc, 88);
@@ -132,7 +145,7 @@ static void sps(struct kunit *test)
 
 static void pps(struct kunit *test)
 {
-	struct v4l2_ctrl_h264_sps high = valid_sps;
+	struct v4l2_ctrl_h264_sps *high = sps_copy(test);
 	struct v4l2_ctrl_h264_pps p = valid_pps;
 
 	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, &valid_sps), 0);
@@ -143,16 +156,16 @@ static void pps(struct kunit *test)
 	p.flags |= V4L2_H264_PPS_FLAG_CONSTRAINED_INTRA_PRED;
 	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, &valid_sps), 0);
 	/* CABAC and the 8x8 transform need their profiles. */
-	high.profile_idc = 100;
+	high->profile_idc = 100;
 	p = valid_pps;
 	p.flags |= V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE |
 		   V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
-	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, &high), 0);
+	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, high), 0);
 	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, &valid_sps), -EINVAL);
-	high.profile_idc = 77;
-	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, &high), -EINVAL);
+	high->profile_idc = 77;
+	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, high), -EINVAL);
 	p.flags &= ~V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
-	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, &high), 0);
+	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_pps(&p, high), 0);
 
 #define REFUSED(field, value) do {					\
 		p = valid_pps;						\

@@ -21,7 +21,7 @@ use core::mem::{align_of, size_of};
 /// Size in bytes of the storage of an encoder context.
 pub const H264ENC_CTX_SIZE: usize = 2048;
 
-/// 64-bit words of [`Ctx::storage`].
+/// 64-bit words of the private storage of a context, [`Ctx::storage`].
 pub const H264ENC_CTX_STORAGE_WORDS: usize = 255;
 
 /// Context variables in a table of [`h264enc_cabac_init_states`].
@@ -39,19 +39,34 @@ pub const H264ENC_RC_VBR: u8 = 2;
 /// Rate control: the client gives every picture's QP.
 pub const H264ENC_RC_CLIENT: u8 = 3;
 
+// Plain values, not `1 << n`: cbindgen copies the expression into C, where
+// checkpatch asks for BIT(n), which userspace does not have.
 /// Frame flag: code an IDR picture.
-pub const H264ENC_FRAME_FORCE_IDR: u32 = 1 << 0;
+pub const H264ENC_FRAME_FORCE_IDR: u32 = 0x1;
 /// Frame flag: the client saw a scene change.
-pub const H264ENC_FRAME_SCENE_CHANGE: u32 = 1 << 1;
-/// Frame flag: predict from the picture named by `reference_ts`.
-pub const H264ENC_FRAME_REFERENCE_TS: u32 = 1 << 2;
-/// Frame flag: `qp` holds the picture's QP.
-pub const H264ENC_FRAME_QP: u32 = 1 << 3;
+pub const H264ENC_FRAME_SCENE_CHANGE: u32 = 0x2;
+/// Frame flag: predict from the picture named by [`FrameParams::reference_ts`].
+pub const H264ENC_FRAME_REFERENCE_TS: u32 = 0x4;
+/// Frame flag: [`FrameParams::qp`] holds the picture's QP.
+pub const H264ENC_FRAME_QP: u32 = 0x8;
 
 /// Value of [`Ctx::magic`] once initialized ("h264encR").
 const MAGIC: u64 = 0x6832_3634_656e_6352;
 
 /// Storage of one encoder, allocated and owned by the C side.
+///
+/// The driver allocates [`H264ENC_CTX_SIZE`] bytes aligned to 8 (kzalloc()
+/// memory is) and hands them to [`h264enc_init`]. There is no release call:
+/// the core keeps no pointer to the storage and holds no resource, so the
+/// driver frees it when the stream ends. The core has no global state.
+///
+/// Every call on a context uses it exclusively, the queries included: the
+/// caller serializes all calls on one context. The hantro driver does so
+/// through mem2mem, which runs one job at a time (plan, headers and abort in
+/// device_run; complete and abort in the interrupt handler; abort in the
+/// watchdog, which cancel_delayed_work() keeps apart from the handler), and
+/// through start and stop streaming, which run under its queue lock with no
+/// job in flight. Calls on distinct contexts may run concurrently.
 #[repr(C, align(8))]
 pub struct Ctx {
     /// Private to the core: set by [`h264enc_init`]; other calls refuse a context without it.
@@ -107,12 +122,34 @@ unsafe fn encoder<'a>(ctx: *mut Ctx) -> Option<&'a mut Encoder> {
     Some(unsafe { &mut *p })
 }
 
-/// Initializes `ctx` for the configuration `cfg`.
+/// Initializes a context for the stream configuration `cfg`.
+///
+/// - `ctx`: storage of [`H264ENC_CTX_SIZE`] bytes aligned to 8, allocated by
+///   the caller; its contents are ignored, so a context may be initialized
+///   again.
+/// - `cfg`: the configuration, read during the call only.
+///
+/// Checks `cfg` and writes the encoder state into `ctx`, which the other calls
+/// then accept. On failure `ctx` is left uninitialized: the other calls refuse
+/// it.
 ///
 /// # Safety
 ///
-/// `ctx` must point to writable storage of `H264ENC_CTX_SIZE` bytes aligned to
-/// 8, and `cfg` to a readable `struct h264enc_config`; either may be null (-EINVAL).
+/// `ctx` must be null or point to such storage, writable and used by no other
+/// call meanwhile; `cfg` must be null or point to a readable [`Config`].
+///
+/// # Context
+///
+/// Process context (hantro calls it when streaming starts): it does not sleep
+/// or allocate, but it is the call with the large stack frame (it builds the
+/// encoder state on the stack), so it is kept out of interrupt context.
+/// The caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or a negative errno: -EINVAL for a null pointer or a configuration the
+/// core does not support.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_init(ctx: *mut Ctx, cfg: *const Config) -> i32 {
     // SAFETY: the caller guarantees the pointers are null or valid.
@@ -135,10 +172,30 @@ pub unsafe extern "C" fn h264enc_init(ctx: *mut Ctx, cfg: *const Config) -> i32 
 
 /// Plans the next frame from its parameters `params` into `plan`.
 ///
+/// - `ctx`: an initialized context with no frame planned.
+/// - `params`: the parameters of the frame, read during the call only.
+/// - `plan`: filled on success with what the driver programs the hardware from.
+///
+/// Decides the picture type, its references and its QP. The frame stays
+/// planned until [`h264enc_complete_frame`] or [`h264enc_abort_frame`].
+///
 /// # Safety
 ///
-/// `ctx` must be a context passed to `h264enc_init`, `params` readable and
-/// `plan` writable; null pointers give -EINVAL.
+/// `ctx` must be null or a context passed to [`h264enc_init`], `params` null or
+/// readable and `plan` null or writable, each used by no other call meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// hantro calls it from device_run. The caller serializes it with every other
+/// call on `ctx`; calls on distinct contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or a negative errno: -EINVAL for a null pointer, an uninitialized
+/// context or bad parameters, -EBUSY if a frame is already planned, -ENOENT if
+/// the reference `params` names is not in the DPB, -EOVERFLOW if a counter
+/// would wrap.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_plan_frame(
     ctx: *mut Ctx,
@@ -159,11 +216,34 @@ pub unsafe extern "C" fn h264enc_plan_frame(
     }
 }
 
-/// Writes the header NAL units of the planned frame into `buf`; returns their size.
+/// Writes the header NAL units of the planned frame into `buf`.
+///
+/// - `ctx`: a context with a planned frame.
+/// - `buf`: where the access unit starts; the hardware's slices follow the
+///   headers.
+/// - `len`: bytes of `buf`; [`H264ENC_MAX_HEADER_BYTES`] are always enough.
+///
+/// The headers are, each with its start code: the access unit delimiter (with
+/// [`Config::aud`]), SPS and PPS (with [`FramePlan::with_parameter_sets`]) and,
+/// in CBR and VBR streams, the SEI of the HRD (buffering period on IDR
+/// pictures, picture timing).
 ///
 /// # Safety
 ///
-/// `ctx` must be an initialized context and `buf` writable for `len` bytes.
+/// `ctx` must be null or an initialized context, and `buf` null or writable for
+/// `len` bytes, each used by no other call meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// hantro calls it from device_run. The caller serializes it with every other
+/// call on `ctx`; calls on distinct contexts may run concurrently.
+///
+/// # Return
+///
+/// The number of bytes written, or a negative errno: -EINVAL for a null
+/// pointer or an uninitialized context, -EBUSY if no frame is planned,
+/// -ENOSPC if `len` is too small.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len: usize) -> i32 {
     if buf.is_null() {
@@ -180,14 +260,40 @@ pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len:
     }
 }
 
-/// Completes the planned frame from the hardware feedback `fb`, the slice NAL
-/// units in `stream` and the NAL size table `nal_sizes`; fills `status`.
+/// Completes the planned frame from what the hardware wrote and reported.
+///
+/// - `ctx`: a context with a planned frame.
+/// - `fb`: the feedback the driver read from the hardware's registers.
+/// - `stream`: the slice NAL units the hardware wrote, start codes included.
+/// - `stream_len`: bytes of `stream`.
+/// - `nal_sizes`: the hardware's NAL size table, one entry per NAL unit.
+/// - `num_nals`: entries of `nal_sizes`, at most 1024.
+/// - `status`: filled on success with what the driver reports for the frame.
+///
+/// Checks the slice headers against the plan and the NAL size table against
+/// the stream, then updates the reference pictures, the rate control and the
+/// HRD model. If the hardware's output is refused, the frame is dropped as by
+/// [`h264enc_abort_frame`]: the stream state stays as before it was planned.
 ///
 /// # Safety
 ///
-/// `ctx` must be an initialized context, `fb` readable, `stream` readable for
-/// `stream_len` bytes, `nal_sizes` readable for `num_nals` entries and `status`
-/// writable.
+/// `ctx` must be null or an initialized context, `fb` null or readable,
+/// `stream` null or readable for `stream_len` bytes, `nal_sizes` null or
+/// readable for `num_nals` entries and `status` null or writable, each used by
+/// no other call meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// hantro calls it from its interrupt handler. The caller serializes it with
+/// every other call on `ctx`; calls on distinct contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or a negative errno: -EINVAL for a null pointer, an uninitialized
+/// context or more than 1024 NAL units, -EBUSY if no frame is planned, and for
+/// output that disagrees with the plan -EPROTO, -EBADMSG, -ENODATA or
+/// -EOVERFLOW.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_complete_frame(
     ctx: *mut Ctx,
@@ -223,11 +329,29 @@ pub unsafe extern "C" fn h264enc_complete_frame(
     }
 }
 
-/// Drops the planned frame after a hardware error; the stream state is unchanged.
+/// Drops the planned frame after a hardware error or a timeout.
+///
+/// - `ctx`: a context with a planned frame.
+///
+/// The stream state stays as before the frame was planned; the frame counts
+/// among the errors of [`h264enc_get_stats`].
 ///
 /// # Safety
 ///
-/// `ctx` must be an initialized context.
+/// `ctx` must be null or an initialized context used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// hantro calls it from device_run, its interrupt handler and its
+/// watchdog. The caller serializes it with every other call on `ctx`; calls on
+/// distinct contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or a negative errno: -EINVAL for a null pointer or an uninitialized
+/// context, -EBUSY if no frame is planned.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_abort_frame(ctx: *mut Ctx) -> i32 {
     // SAFETY: the caller guarantees `ctx` is null or valid.
@@ -237,11 +361,30 @@ pub unsafe extern "C" fn h264enc_abort_frame(ctx: *mut Ctx) -> i32 {
     }
 }
 
-/// Changes the bit rate; the next picture is an IDR carrying the new HRD parameters.
+/// Changes the bit rate of a stream with HRD parameters (CBR or VBR).
+///
+/// - `ctx`: an initialized context with no frame planned.
+/// - `bitrate`: the new target bit rate, bits/s.
+/// - `max_bitrate`: the new peak bit rate, bits/s (VBR; CBR uses `bitrate`).
+///
+/// The next picture is an IDR picture whose SPS carries the new HRD parameters.
 ///
 /// # Safety
 ///
-/// `ctx` must be an initialized context.
+/// `ctx` must be null or an initialized context used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// The caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or a negative errno: -EINVAL for a null pointer, an uninitialized
+/// context, a stream without HRD parameters or a bit rate the HRD cannot
+/// signal, -EBUSY if a frame is planned.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_set_bitrate(ctx: *mut Ctx, bitrate: u32, max_bitrate: u32) -> i32 {
     // SAFETY: the caller guarantees `ctx` is null or valid.
@@ -255,9 +398,26 @@ pub unsafe extern "C" fn h264enc_set_bitrate(ctx: *mut Ctx, bitrate: u32, max_bi
 
 /// Returns the number of reconstruction buffers the driver must provide.
 ///
+/// - `ctx`: an initialized context.
+///
+/// The plans name these buffers by slot, from 0 to the number minus 1.
+///
 /// # Safety
 ///
-/// `ctx` must be an initialized context.
+/// `ctx` must be null or an initialized context used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// It only reads `ctx`, but takes it exclusively like every call on a context:
+/// the caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// The number of buffers (at most 17), or -EINVAL for a null pointer or an
+/// uninitialized context.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_num_rec_slots(ctx: *mut Ctx) -> i32 {
     // SAFETY: the caller guarantees `ctx` is null or valid.
@@ -269,9 +429,24 @@ pub unsafe extern "C" fn h264enc_num_rec_slots(ctx: *mut Ctx) -> i32 {
 
 /// Returns the number of slices per picture the hardware is expected to write.
 ///
+/// - `ctx`: an initialized context.
+///
 /// # Safety
 ///
-/// `ctx` must be an initialized context.
+/// `ctx` must be null or an initialized context used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// It only reads `ctx`, but takes it exclusively like every call on a context:
+/// the caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// The number of slices (at least 1), or -EINVAL for a null pointer or an
+/// uninitialized context.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_slices_per_picture(ctx: *mut Ctx) -> i32 {
     // SAFETY: the caller guarantees `ctx` is null or valid.
@@ -281,11 +456,26 @@ pub unsafe extern "C" fn h264enc_slices_per_picture(ctx: *mut Ctx) -> i32 {
     }
 }
 
-/// Copies the running totals into `stats`.
+/// Copies the running totals of a context into `stats`.
+///
+/// - `ctx`: an initialized context.
+/// - `stats`: filled with the totals on success.
 ///
 /// # Safety
 ///
-/// `ctx` must be an initialized context and `stats` writable.
+/// `ctx` must be null or an initialized context and `stats` null or writable,
+/// each used by no other call meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// It only reads `ctx`, but takes it exclusively like every call on a context:
+/// the caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or -EINVAL for a null pointer or an uninitialized context.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_get_stats(ctx: *mut Ctx, stats: *mut Stats) -> i32 {
     // SAFETY: the caller guarantees the pointers are null or valid.
@@ -298,11 +488,31 @@ pub unsafe extern "C" fn h264enc_get_stats(ctx: *mut Ctx, stats: *mut Stats) -> 
     }
 }
 
-/// Writes a filler data NAL unit of exactly `size` bytes into `buf` (of `len` bytes).
+/// Writes a filler data NAL unit of exactly `size` bytes into `buf`.
+///
+/// - `buf`: where to write, usually right after the access unit.
+/// - `len`: bytes of `buf`.
+/// - `size`: bytes of the NAL unit, start code included, at least 6: the
+///   [`FrameStatus::filler_bytes`] of a completed frame.
+///
+/// The NAL unit is a start code, the NAL header of filler data, 0xff bytes and
+/// the stop bit.
 ///
 /// # Safety
 ///
-/// `buf` must be writable for `len` bytes.
+/// `buf` must be null or writable for `len` bytes and used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// It uses no context and no state, so it may run concurrently with any call.
+/// hantro calls it from its interrupt handler.
+///
+/// # Return
+///
+/// `size`, or a negative errno: -EINVAL for a null `buf` or a `size` under 6,
+/// -ENOSPC if `len` is less than `size`.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_write_filler(buf: *mut u8, len: usize, size: u32) -> i32 {
     if buf.is_null() {
@@ -318,14 +528,29 @@ pub unsafe extern "C" fn h264enc_write_filler(buf: *mut u8, len: usize, size: u3
 
 /// Writes the initial CABAC context states of a slice into `states` (9.3.1.1).
 ///
-/// One byte per ctxIdx 0 to 459, `pStateIdx << 1 | valMPS`: those of I slices
-/// when `intra`, else those of `cabac_init_idc` (0 to 2), for SliceQP_Y
-/// `slice_qp` (0 to 51). Returns 0, or -EINVAL for a bad argument or a buffer
-/// shorter than `H264ENC_CABAC_CONTEXTS` bytes.
+/// - `intra`: true for the states of I slices, false for those of P slices.
+/// - `cabac_init_idc`: cabac_init_idc of P slices, 0 to 2.
+/// - `slice_qp`: SliceQP_Y, 0 to 51.
+/// - `states`: the table to fill, one byte per ctxIdx 0 to 459.
+/// - `len`: bytes of `states`, at least [`H264ENC_CABAC_CONTEXTS`].
+///
+/// Each byte is `pStateIdx << 1 | valMPS`, the form of hardware context tables.
 ///
 /// # Safety
 ///
-/// `states` must be writable for `len` bytes.
+/// `states` must be null or writable for `len` bytes and used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// It uses no context and no state, so it may run concurrently with any call.
+/// hantro calls it when streaming starts.
+///
+/// # Return
+///
+/// 0, or -EINVAL for a null `states`, an argument out of range or a `len`
+/// under [`H264ENC_CABAC_CONTEXTS`].
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_cabac_init_states(
     intra: bool,

@@ -58,7 +58,8 @@ pub struct Config {
     pub idr_period: u32,
     /// Temporal layers, 1..3.
     pub temporal_layers: u8,
-    /// Rate control mode (`rc_mode`).
+    /// Rate control mode: `H264ENC_RC_CQP`, `H264ENC_RC_CBR`, `H264ENC_RC_VBR`
+    /// or `H264ENC_RC_CLIENT`.
     pub rc_mode: u8,
     /// Append filler data to keep CBR streams exact.
     pub filler: u8,
@@ -186,11 +187,13 @@ pub mod frame_flags {
 pub struct FrameParams {
     /// Timestamp of the source (OUTPUT) buffer, nanoseconds.
     pub timestamp: u64,
-    /// Timestamp of the source buffer of the picture to predict from (`REFERENCE_TS`).
+    /// Timestamp of the source buffer of the picture to predict from, with
+    /// `H264ENC_FRAME_REFERENCE_TS`.
     pub reference_ts: u64,
-    /// `frame_flags`.
+    /// Frame flags: `H264ENC_FRAME_FORCE_IDR`, `H264ENC_FRAME_SCENE_CHANGE`,
+    /// `H264ENC_FRAME_REFERENCE_TS`, `H264ENC_FRAME_QP`.
     pub flags: u32,
-    /// QP of this picture (`QP`), 0..51.
+    /// QP of this picture with `H264ENC_FRAME_QP`, 0..51.
     pub qp: u8,
     /// Must be zero.
     pub reserved: [u8; 3],

@@ -31,7 +31,7 @@ pub struct FramePlan {
     pub target_bits: u32,
     /// idr_pic_id.
     pub idr_pic_id: u16,
-    /// slice_type % 5: `slice_type::P` or `slice_type::I`.
+    /// slice_type % 5: 0 for a P slice, 2 for an I slice.
     pub slice_type: u8,
     /// 1 for an IDR picture.
     pub idr: u8,
