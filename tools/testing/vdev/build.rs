@@ -37,7 +37,7 @@ fn main() {
             top.join("include/media/v4l2-h264-enc.h"),
             top.join("include/uapi/linux/v4l2-h264-enc.h"),
             top.join("drivers/media/platform/verisilicon/hantro_h1_h264_enc.h"),
-            top.join("drivers/media/platform/verisilicon/hantro_h1_h264_regs.h"),
+            top.join("drivers/media/platform/verisilicon/hantro_h1_regs.h"),
         ]
         .iter(),
     ) {

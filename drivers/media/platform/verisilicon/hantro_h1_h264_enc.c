@@ -9,6 +9,7 @@
  * CAPTURE payload: core headers, the slices the hardware wrote, filler.
  */
 
+#include <linux/bitfield.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -18,7 +19,7 @@
 #include <media/v4l2-h264-enc.h>
 #include "hantro.h"
 #include "hantro_hw.h"
-#include "hantro_h1_h264_regs.h"
+#include "hantro_h1_regs.h"
 
 /* Worst case of the H1's CAVLC/CABAC output, per macroblock, for sizing checks. */
 #define HANTRO_H264_ENC_MIN_BYTES_PER_MB	64
@@ -151,7 +152,7 @@ static int hantro_h264_enc_config(struct hantro_ctx *ctx,
 }
 
 /*
- * Fills the H1's CABAC context table (H1_H264_CABAC_TABLE_SIZE bytes): the
+ * Fills the H1's CABAC context table (H1_REG_CABAC_TBL_SIZE bytes): the
  * core gives the states of each slice type and QP (9.3.1.1).
  */
 static int hantro_h264_enc_cabac_table(u8 *table, u8 cabac_init_idc)
@@ -162,10 +163,10 @@ static int hantro_h264_enc_cabac_table(u8 *table, u8 cabac_init_idc)
 	for (qp = 0; qp < 52; qp++) {
 		for (inter = 0; inter < 2; inter++) {
 			ret = h264enc_cabac_init_states(!inter, cabac_init_idc, qp,
-							table, H1_H264_CABAC_STRIDE);
+							table, H1_REG_CABAC_TBL_STRIDE);
 			if (ret)
 				return ret;
-			table += H1_H264_CABAC_STRIDE;
+			table += H1_REG_CABAC_TBL_STRIDE;
 		}
 	}
 	return 0;
@@ -214,7 +215,7 @@ int hantro_h1_h264_enc_init(struct hantro_ctx *ctx)
 		goto err_bufs;
 	if (cfg.entropy_cabac) {
 		ret = hantro_h264_enc_alloc(ctx, &enc->cabac_table,
-					    H1_H264_CABAC_TABLE_SIZE);
+					    H1_REG_CABAC_TBL_SIZE);
 		if (!ret)
 			ret = hantro_h264_enc_cabac_table(enc->cabac_table.cpu,
 							  cfg.cabac_init_idc);
@@ -258,6 +259,9 @@ static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
 				      struct hantro_ctx *ctx,
 				      struct vb2_buffer *src)
 {
+	static const u32 in_plane[] = {
+		H1_REG_ADDR_IN_PLANE_0, H1_REG_ADDR_IN_PLANE_1, H1_REG_ADDR_IN_PLANE_2,
+	};
 	const struct v4l2_pix_format_mplane *fmt = &ctx->src_fmt;
 	u32 stride = fmt->plane_fmt[0].bytesperline;
 	u32 over_r = mbs(ctx->dst_fmt.width) * 16 - ctx->dst_fmt.width;
@@ -277,13 +281,13 @@ static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
 		plane[2] = plane[1] + stride / 2 * ctx->dst_fmt.height / 2;
 	}
 	for (i = 0; i < (nv12 ? 2 : 3); i++)
-		vepu_write_relaxed(vpu, plane[i], H1_H264_REG_ADDR_IN_PLANE(i));
-	vepu_write_relaxed(vpu, H1_H264_IN_IMG_ROW_LEN(stride) |
-			   H1_H264_IN_IMG_OVRFLR_D4(over_r / 4) |
-			   H1_H264_IN_IMG_OVRFLB(over_b) |
-			   H1_H264_IN_IMG_FMT(nv12 ? H1_H264_IN_FMT_YUV420SP :
-						     H1_H264_IN_FMT_YUV420P),
-			   H1_H264_REG_IN_IMG_CTRL);
+		vepu_write_relaxed(vpu, plane[i], in_plane[i]);
+	vepu_write_relaxed(vpu, H1_REG_IN_IMG_CTRL_ROW_LEN(stride) |
+			   H1_REG_IN_IMG_CTRL_OVRFLR_D4(over_r / 4) |
+			   H1_REG_IN_IMG_CTRL_OVRFLB(over_b) |
+			   H1_REG_IN_IMG_CTRL_FMT(nv12 ? ROCKCHIP_VPU_ENC_FMT_YUV420SP :
+							 ROCKCHIP_VPU_ENC_FMT_YUV420P),
+			   H1_REG_IN_IMG_CTRL);
 }
 
 /**
@@ -337,17 +341,18 @@ static int hantro_h264_enc_set_output(struct hantro_dev *vpu,
 		   (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) *
 		   HANTRO_H264_ENC_MIN_BYTES_PER_MB / 16)
 		return -ENOSPC;
-	vepu_write_relaxed(vpu, rem.msb, H1_H264_REG_STR_HDR_REM_MSB);
-	vepu_write_relaxed(vpu, rem.lsb, H1_H264_REG_STR_HDR_REM_LSB);
-	vepu_write_relaxed(vpu, H1_H264_RLC_STR_OFFS(rem.bits), H1_H264_REG_RLC_CTRL);
+	vepu_write_relaxed(vpu, rem.msb, H1_REG_STR_HDR_REM_MSB);
+	vepu_write_relaxed(vpu, rem.lsb, H1_REG_STR_HDR_REM_LSB);
+	vepu_write_relaxed(vpu, FIELD_PREP(H1_REG_RLC_CTRL_STR_OFFS_MASK, rem.bits),
+			   H1_REG_RLC_CTRL);
 	vepu_write_relaxed(vpu, vb2_dma_contig_plane_dma_addr(dst, 0) +
-			   enc->hw_offset, H1_H264_REG_ADDR_OUTPUT_STREAM);
-	vepu_write_relaxed(vpu, size - enc->hw_offset, H1_H264_REG_STR_BUF_LIMIT);
+			   enc->hw_offset, H1_REG_ADDR_OUTPUT_STREAM);
+	vepu_write_relaxed(vpu, size - enc->hw_offset, H1_REG_STR_BUF_LIMIT);
 	memset(enc->nal_table.cpu, 0, enc->nal_table.size);
-	vepu_write_relaxed(vpu, enc->nal_table.dma, H1_H264_REG_ADDR_OUTPUT_CTRL);
+	vepu_write_relaxed(vpu, enc->nal_table.dma, H1_REG_ADDR_OUTPUT_CTRL);
 	if (enc->cabac_table.cpu)
 		vepu_write_relaxed(vpu, enc->cabac_table.dma,
-				   H1_H264_REG_ADDR_CABAC_TBL);
+				   H1_REG_ADDR_CABAC_TBL);
 	return 0;
 }
 
@@ -365,23 +370,37 @@ struct hantro_h264_enc_rc_regs {
 	u32 mad;
 };
 
-/* Packs the core's checkpoint ladder and MAD adjustment into register fields. */
+/*
+ * Packs the core's checkpoint ladder and MAD adjustment into register fields:
+ * two checkpoints per register, the even one in the upper half (CHECK1).
+ */
 static void hantro_h264_enc_pack_rc(const struct h264enc_frame_plan *plan,
 				    struct hantro_h264_enc_rc_regs *r)
 {
+	const s8 *dqp = plan->checkpoint_delta_qp;
 	unsigned int i;
+	u32 v;
 
 	memset(r, 0, sizeof(*r));
-	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
-		r->checkpoint[i / 2] |= (u32)plan->checkpoint_targets[i] <<
-					H1_H264_CHECKPOINT_SHIFT(i);
-	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_word_err); i++)
-		r->word_err[i / 2] |= ((u32)plan->checkpoint_word_err[i] & 0xffff) <<
-				      H1_H264_CHECKPOINT_SHIFT(i);
-	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_delta_qp); i++)
-		r->delta_qp |= H1_H264_CHKPT_DELTA_QP(i, (u32)plan->checkpoint_delta_qp[i]);
-	r->mad = H1_H264_MAD_THRESHOLD(plan->mad_threshold) |
-		 H1_H264_MAD_QP_ADJUST((u32)plan->mad_qp_adjust);
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++) {
+		v = plan->checkpoint_targets[i];
+		r->checkpoint[i / 2] |= (i & 1) ? H1_REG_CHECKPOINT_CHECK0(v) :
+						  H1_REG_CHECKPOINT_CHECK1(v);
+	}
+	for (i = 0; i < ARRAY_SIZE(plan->checkpoint_word_err); i++) {
+		v = (u32)plan->checkpoint_word_err[i];
+		r->word_err[i / 2] |= (i & 1) ? H1_REG_CHKPT_WORD_ERR_CHK0(v) :
+						H1_REG_CHKPT_WORD_ERR_CHK1(v);
+	}
+	r->delta_qp = H1_REG_CHKPT_DELTA_QP_CHK0(dqp[0]) |
+		      H1_REG_CHKPT_DELTA_QP_CHK1(dqp[1]) |
+		      H1_REG_CHKPT_DELTA_QP_CHK2(dqp[2]) |
+		      H1_REG_CHKPT_DELTA_QP_CHK3(dqp[3]) |
+		      H1_REG_CHKPT_DELTA_QP_CHK4(dqp[4]) |
+		      H1_REG_CHKPT_DELTA_QP_CHK5(dqp[5]) |
+		      H1_REG_CHKPT_DELTA_QP_CHK6(dqp[6]);
+	r->mad = H1_REG_MAD_CTRL_MAD_THRESHOLD(plan->mad_threshold) |
+		 H1_REG_MAD_CTRL_QP_ADJUST((u32)plan->mad_qp_adjust);
 }
 
 /* Programs the in-frame rate control: checkpoint ladder and MAD adjustment. */
@@ -393,11 +412,11 @@ static void hantro_h264_enc_set_inframe_rc(struct hantro_dev *vpu,
 
 	hantro_h264_enc_pack_rc(plan, &r);
 	for (i = 0; i < ARRAY_SIZE(r.checkpoint); i++)
-		vepu_write_relaxed(vpu, r.checkpoint[i], H1_H264_REG_CHECKPOINT(2 * i));
+		vepu_write_relaxed(vpu, r.checkpoint[i], H1_REG_CHECKPOINT(i));
 	for (i = 0; i < ARRAY_SIZE(r.word_err); i++)
-		vepu_write_relaxed(vpu, r.word_err[i], H1_H264_REG_CHKPT_WORD_ERR(2 * i));
-	vepu_write_relaxed(vpu, r.delta_qp, H1_H264_REG_CHKPT_DELTA_QP);
-	vepu_write_relaxed(vpu, r.mad, H1_H264_REG_MAD_CTRL);
+		vepu_write_relaxed(vpu, r.word_err[i], H1_REG_CHKPT_WORD_ERR(i));
+	vepu_write_relaxed(vpu, r.delta_qp, H1_REG_CHKPT_DELTA_QP);
+	vepu_write_relaxed(vpu, r.mad, H1_REG_MAD_CTRL);
 }
 
 /* ENC_CTRL2: slices, deblocking, entropy coding, transform and partitions. */
@@ -407,25 +426,25 @@ static u32 hantro_h264_enc_ctrl2(const struct h264enc_frame_plan *plan,
 	/* Sub-8x8 partitions give 16 vectors per macroblock (Table A-1). */
 	bool inter4x4 = !plan->max_mvs_per_2mb || plan->max_mvs_per_2mb >= 32;
 
-	return H1_H264_CTRL2_SLICE_SIZE(cfg->slice_mb_rows) |
-	       H1_H264_CTRL2_DEBLOCKING_FILTER_MODE(cfg->disable_deblocking_filter_idc) |
-	       H1_H264_CTRL2_STREAM_MODE |
-	       (cfg->entropy_cabac ? H1_H264_CTRL2_ENTROPY_CABAC |
-		H1_H264_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |
-	       (cfg->transform_8x8 ? H1_H264_CTRL2_TRANS8X8 : 0) |
-	       (inter4x4 ? H1_H264_CTRL2_INTER4X4_MODE : 0);
+	return FIELD_PREP(H1_REG_ENC_CTRL2_H264_SLICE_SIZE_MASK, cfg->slice_mb_rows) |
+	       H1_REG_ENC_CTRL2_DEBLOCKING_FILTER_MODE(cfg->disable_deblocking_filter_idc) |
+	       H1_REG_ENC_CTRL2_H264_STREAM_MODE |
+	       (cfg->entropy_cabac ? H1_REG_ENC_CTRL2_ENTROPY_CODING_MODE |
+		H1_REG_ENC_CTRL2_CABAC_INIT_IDC(cfg->cabac_init_idc) : 0) |
+	       (cfg->transform_8x8 ? H1_REG_ENC_CTRL2_TRANS8X8_MODE_EN : 0) |
+	       (inter4x4 ? H1_REG_ENC_CTRL2_H264_INTER4X4_MODE : 0);
 }
 
-/* SLICE_EXT: the slice header fields of the 2023 RFC's extension register. */
+/* H264_EXT: the slice header fields of the 2023 RFC's extension register. */
 static u32 hantro_h264_enc_slice_ext(const struct h264enc_frame_plan *plan,
 				     const struct h264enc_config *cfg)
 {
-	return H1_H264_EXT_NAL_REF_IDC(plan->nal_ref_idc) |
-	       H1_H264_EXT_LOG2_MAX_FRAME_NUM_M4(cfg->log2_max_frame_num_minus4) |
-	       (cfg->poc_type == 0 ? H1_H264_EXT_POC_TYPE0 |
-		H1_H264_EXT_LOG2_MAX_POC_LSB_M4(12) : 0) |
-	       (plan->mark_long_term ? H1_H264_EXT_MARK_LONG_TERM : 0) |
-	       (plan->slice_type == 2 && !plan->idr ? H1_H264_EXT_NON_IDR_INTRA : 0);
+	return H1_REG_H264_EXT_NAL_REF_IDC(plan->nal_ref_idc) |
+	       H1_REG_H264_EXT_LOG2_MAX_FRAME_NUM_M4(cfg->log2_max_frame_num_minus4) |
+	       (cfg->poc_type == 0 ? H1_REG_H264_EXT_POC_TYPE0 |
+		H1_REG_H264_EXT_LOG2_MAX_POC_LSB_M4(12) : 0) |
+	       (plan->mark_long_term ? H1_REG_H264_EXT_MARK_LONG_TERM : 0) |
+	       (plan->slice_type == 2 && !plan->idr ? H1_REG_H264_EXT_NON_IDR_INTRA : 0);
 }
 
 /* Programs the slice header and coding registers from the core's plan. */
@@ -438,38 +457,42 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 	const struct hantro_h264_enc_buf *rec = &enc->rec[plan->rec_slot];
 	size_t luma = (size_t)mbs(ctx->dst_fmt.width) * mbs(ctx->dst_fmt.height) * 256;
 
-	vepu_write_relaxed(vpu, rec->dma, H1_H264_REG_ADDR_REC_LUMA);
-	vepu_write_relaxed(vpu, rec->dma + luma, H1_H264_REG_ADDR_REC_CHROMA);
+	vepu_write_relaxed(vpu, rec->dma, H1_REG_ADDR_REC_LUMA);
+	vepu_write_relaxed(vpu, rec->dma + luma, H1_REG_ADDR_REC_CHROMA);
 	if (plan->ref_slot < enc->num_rec) {
 		const struct hantro_h264_enc_buf *ref = &enc->rec[plan->ref_slot];
 
-		vepu_write_relaxed(vpu, ref->dma, H1_H264_REG_ADDR_REF_LUMA);
-		vepu_write_relaxed(vpu, ref->dma + luma, H1_H264_REG_ADDR_REF_CHROMA);
+		vepu_write_relaxed(vpu, ref->dma, H1_REG_ADDR_REF_LUMA);
+		vepu_write_relaxed(vpu, ref->dma + luma, H1_REG_ADDR_REF_CHROMA);
 	}
-	vepu_write_relaxed(vpu, H1_H264_CTRL0_INIT_QP(26) |
-			   H1_H264_CTRL0_SLICE_ALPHA(cfg->slice_alpha_c0_offset_div2) |
-			   H1_H264_CTRL0_SLICE_BETA(cfg->slice_beta_offset_div2) |
-			   H1_H264_CTRL0_CHROMA_QP_OFFSET(cfg->chroma_qp_index_offset) |
-			   H1_H264_CTRL0_IDR_PICID(plan->idr_pic_id) |
+	/* The signed fields are two's complement of their width. */
+	vepu_write_relaxed(vpu, H1_REG_ENC_CTRL0_INIT_QP(26) |
+			   FIELD_PREP(H1_REG_ENC_CTRL0_SLICE_ALPHA_MASK,
+				      cfg->slice_alpha_c0_offset_div2) |
+			   FIELD_PREP(H1_REG_ENC_CTRL0_SLICE_BETA_MASK,
+				      cfg->slice_beta_offset_div2) |
+			   FIELD_PREP(H1_REG_ENC_CTRL0_CHROMA_QP_OFFSET_MASK,
+				      cfg->chroma_qp_index_offset) |
+			   H1_REG_ENC_CTRL0_IDR_PICID(plan->idr_pic_id) |
 			   (cfg->constrained_intra_pred ?
-			    H1_H264_CTRL0_CONSTR_INTRA_PRED : 0),
-			   H1_H264_REG_ENC_CTRL0);
-	vepu_write_relaxed(vpu, H1_H264_CTRL1_FRAME_NUM(plan->frame_num) |
-			   H1_H264_CTRL1_PPS_ID(0), H1_H264_REG_ENC_CTRL1);
-	vepu_write_relaxed(vpu, hantro_h264_enc_ctrl2(plan, cfg), H1_H264_REG_ENC_CTRL2);
+			    H1_REG_ENC_CTRL0_CONSTR_INTRA_PRED : 0),
+			   H1_REG_ENC_CTRL0);
+	vepu_write_relaxed(vpu, H1_REG_ENC_CTRL1_FRAME_NUM(plan->frame_num) |
+			   H1_REG_ENC_CTRL1_PPS_ID(0), H1_REG_ENC_CTRL1);
+	vepu_write_relaxed(vpu, hantro_h264_enc_ctrl2(plan, cfg), H1_REG_ENC_CTRL2);
 	/* 16x8, 8x16 and 8x8 partitions stay within every level's MaxMvsPer2Mb. */
-	vepu_write_relaxed(vpu, H1_H264_CTRL3_MUTIMV_EN, H1_H264_REG_ENC_CTRL3);
-	vepu_write_relaxed(vpu, H1_H264_QP_VAL_LUM(plan->qp) |
-			   H1_H264_QP_VAL_MIN(plan->qp_min) |
-			   H1_H264_QP_VAL_MAX(plan->qp_max) |
-			   H1_H264_QP_VAL_CHECKPOINT_DISTAN(plan->checkpoint_distance),
-			   H1_H264_REG_QP_VAL);
+	vepu_write_relaxed(vpu, H1_REG_ENC_CTRL3_MUTIMV_EN, H1_REG_ENC_CTRL3);
+	vepu_write_relaxed(vpu, H1_REG_QP_VAL_LUM(plan->qp) |
+			   H1_REG_QP_VAL_MIN(plan->qp_min) |
+			   H1_REG_QP_VAL_MAX(plan->qp_max) |
+			   H1_REG_QP_VAL_CHECKPOINT_DISTAN(plan->checkpoint_distance),
+			   H1_REG_QP_VAL);
 	hantro_h264_enc_set_inframe_rc(vpu, plan);
-	vepu_write_relaxed(vpu, hantro_h264_enc_slice_ext(plan, cfg), H1_H264_REG_SLICE_EXT);
-	vepu_write_relaxed(vpu, plan->poc_lsb, H1_H264_REG_POC);
-	vepu_write_relaxed(vpu, H1_H264_REF_MOD_IDC_PLUS1(plan->ref_mod_idc_plus1) |
-			   H1_H264_REF_MOD_VALUE(plan->ref_mod_value),
-			   H1_H264_REG_REF_MOD);
+	vepu_write_relaxed(vpu, hantro_h264_enc_slice_ext(plan, cfg), H1_REG_H264_EXT);
+	vepu_write_relaxed(vpu, plan->poc_lsb, H1_REG_H264_POC);
+	vepu_write_relaxed(vpu, H1_REG_H264_REF_MOD_IDC_PLUS1(plan->ref_mod_idc_plus1) |
+			   H1_REG_H264_REF_MOD_VALUE(plan->ref_mod_value),
+			   H1_REG_H264_REF_MOD);
 }
 
 /**
@@ -533,13 +556,13 @@ int hantro_h1_h264_enc_run(struct hantro_ctx *ctx)
 	hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
 	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &cfg);
 	hantro_end_prepare_run(ctx);
-	vepu_write(vpu, H1_H264_ENC_CTRL_EN | H1_H264_ENC_CTRL_MODE_H264 |
-		   (enc->plan.slice_type == 2 ? H1_H264_ENC_CTRL_PIC_INTRA :
-						H1_H264_ENC_CTRL_PIC_INTER) |
-		   H1_H264_ENC_CTRL_WIDTH(mbs(ctx->dst_fmt.width)) |
-		   H1_H264_ENC_CTRL_HEIGHT(mbs(ctx->dst_fmt.height)) |
-		   H1_H264_ENC_CTRL_NAL_MODE | H1_H264_ENC_CTRL_TIMEOUT_EN,
-		   H1_H264_REG_ENC_CTRL);
+	vepu_write(vpu, H1_REG_ENC_CTRL_EN_BIT | H1_REG_ENC_CTRL_ENC_MODE_H264 |
+		   (enc->plan.slice_type == 2 ? H1_REG_ENC_PIC_INTRA :
+						H1_REG_ENC_PIC_INTER) |
+		   H1_REG_ENC_CTRL_WIDTH(mbs(ctx->dst_fmt.width)) |
+		   H1_REG_ENC_CTRL_HEIGHT(mbs(ctx->dst_fmt.height)) |
+		   H1_REG_ENC_CTRL_NAL_MODE_BIT | H1_REG_ENC_CTRL_TIMEOUT_EN,
+		   H1_REG_ENC_CTRL);
 	return 0;
 
 err:
@@ -548,18 +571,19 @@ err:
 }
 
 /*
- * Checkpoint results are cumulative 16-bit counts of 32-bit words: a result
- * smaller than the one before means the field wrapped.
+ * Checkpoint results are cumulative 16-bit counts of 32-bit words, read as
+ * bits (H1_REG_CHECKPOINT_RESULT): a result smaller than the one before means
+ * the field wrapped. Unwraps @bits in place.
  */
-static void hantro_h264_enc_checkpoint_bits(const u32 *words, u32 *bits)
+static void hantro_h264_enc_checkpoint_bits(u32 *bits)
 {
 	u32 i, wrap = 0, prev = 0;
 
 	for (i = 0; i < H264ENC_CHECKPOINTS; i++) {
-		if (words[i] < prev)
-			wrap += 0x10000;
-		prev = words[i];
-		bits[i] = (words[i] + wrap) * 32;
+		if (bits[i] < prev)
+			wrap += 0x10000 * 32;
+		prev = bits[i];
+		bits[i] += wrap;
 	}
 }
 
@@ -616,21 +640,26 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	size_t size = vb2_plane_size(&dst->vb2_buf, 0);
 	const u32 *table = enc->nal_table.cpu;
 	u32 max_nals = enc->nal_table.size / 4 - 1, nals;
-	u32 i, words[H264ENC_CHECKPOINTS];
+	u32 i, reg;
 	int ret, payload;
 
 	if (!enc->pending)
 		return;
 	enc->pending = false;
-	hw.stream_bits = vepu_read(vpu, H1_H264_REG_STR_BUF_LIMIT);
-	hw.qp_sum = H1_H264_MAD_QP_SUM_DIV2(vepu_read(vpu, H1_H264_REG_MAD_CTRL)) * 2;
-	hw.rlc_count = H1_H264_RLC_SUM(vepu_read(vpu, H1_H264_REG_RLC_CTRL)) * 4;
-	hw.mad_count = H1_H264_MB_CNT_OUT(vepu_read(vpu, H1_H264_REG_MB_CTRL));
-	hw.slices = H1_H264_CTRL5_COMPLETE_SLICES(vepu_read(vpu, H1_H264_REG_ENC_CTRL5));
-	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
-		words[i] = (vepu_read(vpu, H1_H264_REG_CHECKPOINT(i)) >>
-			    H1_H264_CHECKPOINT_SHIFT(i)) & 0xffff;
-	hantro_h264_enc_checkpoint_bits(words, hw.checkpoints);
+	hw.stream_bits = vepu_read(vpu, H1_REG_STR_BUF_LIMIT);
+	reg = vepu_read(vpu, H1_REG_MAD_CTRL);
+	hw.qp_sum = FIELD_GET(H1_REG_MAD_CTRL_QP_SUM_DIV2_MASK, reg) * 2;
+	reg = vepu_read(vpu, H1_REG_RLC_CTRL);
+	hw.rlc_count = FIELD_GET(H1_REG_RLC_CTRL_RLC_SUM_MASK, reg) * 4;
+	hw.mad_count = H1_REG_MB_CNT_OUT(vepu_read(vpu, H1_REG_MB_CTRL));
+	reg = vepu_read(vpu, H1_REG_ENC_CTRL5);
+	hw.slices = FIELD_GET(H1_REG_ENC_CTRL5_COMPLETE_SLICES_MASK, reg);
+	/* H1_REG_CHECKPOINT_RESULT() takes the half of checkpoint i, in bits. */
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++) {
+		reg = vepu_read(vpu, H1_REG_CHECKPOINT(i / 2));
+		hw.checkpoints[i] = H1_REG_CHECKPOINT_RESULT(reg);
+	}
+	hantro_h264_enc_checkpoint_bits(hw.checkpoints);
 	nals = hantro_h264_enc_count_nals(table, max_nals);
 
 	/* The hardware's slices start right after the core's headers. */

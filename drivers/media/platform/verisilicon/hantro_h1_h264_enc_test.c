@@ -7,7 +7,7 @@
  * when hantro-vpu is loaded.
  *
  * Expected register values are written out in hex from the H1 register map
- * (ENC_CTRL2 bits 16-31, SLICE_EXT bits 0-16, two checkpoint fields per
+ * (ENC_CTRL2 bits 16-31, H264_EXT bits 0-16, two checkpoint fields per
  * register with the even one in the upper half).
  */
 
@@ -112,10 +112,11 @@ static void hantro_h264_enc_test_ctrl_regs(struct kunit *test)
 /* Checkpoint results are cumulative words; their 16-bit fields wrap. */
 static void hantro_h264_enc_test_checkpoint_bits(struct kunit *test)
 {
-	u32 words[H264ENC_CHECKPOINTS] = { 100, 60000, 200, 300, 300 };
-	u32 bits[H264ENC_CHECKPOINTS];
+	u32 bits[H264ENC_CHECKPOINTS] = {
+		100 * 32, 60000 * 32, 200 * 32, 300 * 32, 300 * 32,
+	};
 
-	hantro_h264_enc_checkpoint_bits(words, bits);
+	hantro_h264_enc_checkpoint_bits(bits);
 	KUNIT_EXPECT_EQ(test, bits[0], 3200);
 	KUNIT_EXPECT_EQ(test, bits[1], 1920000);
 	KUNIT_EXPECT_EQ(test, bits[2], (200 + 0x10000) * 32);
@@ -149,13 +150,13 @@ static void hantro_h264_enc_test_payload(struct kunit *test)
 /* The CABAC table: per QP the I-slice states, then the P-slice ones. */
 static void hantro_h264_enc_test_cabac_table(struct kunit *test)
 {
-	u8 *t = kunit_kzalloc(test, H1_H264_CABAC_TABLE_SIZE, GFP_KERNEL);
+	u8 *t = kunit_kzalloc(test, H1_REG_CABAC_TBL_SIZE, GFP_KERNEL);
 	const u8 *qp30_i, *qp30_p;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, hantro_h264_enc_cabac_table(t, 1), 0);
-	qp30_i = t + 60 * H1_H264_CABAC_STRIDE;
-	qp30_p = qp30_i + H1_H264_CABAC_STRIDE;
+	qp30_i = t + 60 * H1_REG_CABAC_TBL_STRIDE;
+	qp30_p = qp30_i + H1_REG_CABAC_TBL_STRIDE;
 	/* ctxIdx 60 is (m, n) = (0, 41) everywhere: pStateIdx 22, valMPS 0. */
 	KUNIT_EXPECT_EQ(test, qp30_i[60], 22 << 1);
 	KUNIT_EXPECT_EQ(test, qp30_p[60], 22 << 1);

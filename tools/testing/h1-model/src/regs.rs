@@ -1,137 +1,185 @@
 //! The H1 register file: offsets and fields the model decodes.
 //!
-//! Offsets and field positions follow the public `hantro_h1_regs.h`; the H.264
-//! slice-header controls that no public map defines live in an extension block
-//! at 0x300 (see `SLICE_HEADER.md` beside this crate). The C driver's header
-//! `drivers/media/platform/verisilicon/hantro_h1_h264_regs.h` defines the same
-//! values.
+//! Offsets and field positions are those of the driver's register map,
+//! `drivers/media/platform/verisilicon/hantro_h1_regs.h` (the public H1 map of
+//! Linux plus the H.264 fields); the H.264 slice-header controls that no public
+//! map defines live in an extension block at 0x300 (see `SLICE_HEADER.md`
+//! beside this crate). Each constant names the define of that header it
+//! stands for, and the unit test `regs::c_header` evaluates those defines and
+//! checks every constant against them; the few the header has no define for
+//! say why.
 
-/// Number of 32-bit registers the model implements (0x000..0x3ff).
-pub const NUM_REGS: usize = 256;
+#[cfg(test)]
+mod c_header;
+#[cfg(test)]
+use c_header::Check::*;
 
-pub const INTERRUPT: usize = 0x004;
-pub const IRQ_BIT: u32 = 1 << 0;
-pub const IRQ_DIS: u32 = 1 << 1;
-pub const IRQ_FRAME_RDY: u32 = 1 << 2;
-pub const IRQ_BUS_ERROR: u32 = 1 << 3;
-pub const IRQ_BUFFER_FULL: u32 = 1 << 5;
-pub const IRQ_TIMEOUT: u32 = 1 << 6;
-/// Model-specific: a register combination the model cannot code (an invalid configuration).
-pub const IRQ_CONFIG_ERROR: u32 = 1 << 7;
+/// Defines the constants, each with what `hantro_h1_regs.h` must say of it
+/// (see [`c_header::Check`]), and, for the test, the list of them all.
+macro_rules! registers {
+    ($($(#[$meta:meta])* pub const $name:ident: $ty:ty = $value:expr => $($check:expr),+;)*) => {
+        $($(#[$meta])* pub const $name: $ty = $value;)*
 
-pub const ADDR_OUTPUT_STREAM: usize = 0x014;
-pub const ADDR_OUTPUT_CTRL: usize = 0x018;
-pub const ADDR_REF_LUMA: usize = 0x01c;
-pub const ADDR_REF_CHROMA: usize = 0x020;
-pub const ADDR_REC_LUMA: usize = 0x024;
-pub const ADDR_REC_CHROMA: usize = 0x028;
-pub const ADDR_IN_PLANE_0: usize = 0x02c;
-pub const ADDR_IN_PLANE_1: usize = 0x030;
-pub const ADDR_IN_PLANE_2: usize = 0x034;
+        /// Every constant above: its name, its value and its checks.
+        #[cfg(test)]
+        const C_HEADER: &[(&str, u64, &[c_header::Check])] =
+            &[$((stringify!($name), $name as u64, &[$($check),+])),*];
+    };
+}
 
-pub const ENC_CTRL: usize = 0x038;
-pub const ENC_CTRL_EN: u32 = 1 << 0;
-pub const ENC_CTRL_MODE_SHIFT: u32 = 1;
-pub const ENC_MODE_H264: u32 = 3;
-pub const ENC_CTRL_PIC_SHIFT: u32 = 3;
-pub const PIC_INTER: u32 = 0;
-pub const PIC_INTRA: u32 = 1;
-pub const ENC_CTRL_HEIGHT_SHIFT: u32 = 10;
-pub const ENC_CTRL_WIDTH_SHIFT: u32 = 19;
-pub const ENC_CTRL_NAL_MODE: u32 = 1 << 29;
-pub const ENC_CTRL_TIMEOUT_EN: u32 = 1 << 31;
+registers! {
+    /// Number of 32-bit registers the model implements (0x000..0x3ff).
+    pub const NUM_REGS: usize = 256 => Model("the size of the model's register file");
 
-pub const IN_IMG_CTRL: usize = 0x03c;
-pub const IN_IMG_FMT_SHIFT: u32 = 2;
-pub const IN_FMT_YUV420P: u32 = 0;
-pub const IN_FMT_YUV420SP: u32 = 1;
-pub const IN_IMG_OVRFLB_SHIFT: u32 = 6;
-pub const IN_IMG_OVRFLR_D4_SHIFT: u32 = 10;
-pub const IN_IMG_ROW_LEN_SHIFT: u32 = 12;
+    pub const INTERRUPT: usize = 0x004 => Is("H1_REG_INTERRUPT");
+    pub const IRQ_BIT: u32 = 1 << 0 => Is("H1_REG_INTERRUPT_BIT");
+    pub const IRQ_DIS: u32 = 1 << 1 => Is("H1_REG_INTERRUPT_DIS_BIT");
+    pub const IRQ_FRAME_RDY: u32 = 1 << 2 => Is("H1_REG_INTERRUPT_FRAME_RDY");
+    pub const IRQ_BUS_ERROR: u32 = 1 << 3 => Is("H1_REG_INTERRUPT_BUS_ERROR");
+    pub const IRQ_BUFFER_FULL: u32 = 1 << 5 => Is("H1_REG_INTERRUPT_BUFFER_FULL");
+    pub const IRQ_TIMEOUT: u32 = 1 << 6 => Is("H1_REG_INTERRUPT_TIMEOUT");
+    /// Model-specific: a register combination the model cannot code (an invalid configuration).
+    pub const IRQ_CONFIG_ERROR: u32 = 1 << 7 => Model("the model's own status, no silicon has it");
 
-pub const ENC_CTRL0: usize = 0x040;
-pub const CTRL0_CONSTR_INTRA_PRED: u32 = 1 << 0;
-pub const CTRL0_IDR_PICID_SHIFT: u32 = 1;
-pub const CTRL0_CHROMA_QP_OFFSET_SHIFT: u32 = 13;
-pub const CTRL0_SLICE_BETA_SHIFT: u32 = 18;
-pub const CTRL0_SLICE_ALPHA_SHIFT: u32 = 22;
-pub const CTRL0_INIT_QP_SHIFT: u32 = 26;
+    pub const ADDR_OUTPUT_STREAM: usize = 0x014 => Is("H1_REG_ADDR_OUTPUT_STREAM");
+    pub const ADDR_OUTPUT_CTRL: usize = 0x018 => Is("H1_REG_ADDR_OUTPUT_CTRL");
+    pub const ADDR_REF_LUMA: usize = 0x01c => Is("H1_REG_ADDR_REF_LUMA");
+    pub const ADDR_REF_CHROMA: usize = 0x020 => Is("H1_REG_ADDR_REF_CHROMA");
+    pub const ADDR_REC_LUMA: usize = 0x024 => Is("H1_REG_ADDR_REC_LUMA");
+    pub const ADDR_REC_CHROMA: usize = 0x028 => Is("H1_REG_ADDR_REC_CHROMA");
+    pub const ADDR_IN_PLANE_0: usize = 0x02c => Is("H1_REG_ADDR_IN_PLANE_0");
+    pub const ADDR_IN_PLANE_1: usize = 0x030 => Is("H1_REG_ADDR_IN_PLANE_1");
+    pub const ADDR_IN_PLANE_2: usize = 0x034 => Is("H1_REG_ADDR_IN_PLANE_2");
 
-pub const ENC_CTRL1: usize = 0x044;
-pub const CTRL1_FRAME_NUM_MASK: u32 = 0xffff;
-pub const CTRL1_INTRA_PRED_MODE_SHIFT: u32 = 16;
-pub const CTRL1_PPS_ID_SHIFT: u32 = 24;
+    pub const ENC_CTRL: usize = 0x038 => Is("H1_REG_ENC_CTRL");
+    pub const ENC_CTRL_EN: u32 = 1 << 0 => Is("H1_REG_ENC_CTRL_EN_BIT");
+    pub const ENC_CTRL_MODE_SHIFT: u32 = 1 => LowBit("H1_REG_ENC_CTRL_ENC_MODE_VP8");
+    pub const ENC_MODE_H264: u32 = 3
+        => ValueAt("H1_REG_ENC_CTRL_ENC_MODE_H264", ENC_CTRL_MODE_SHIFT);
+    pub const ENC_CTRL_PIC_SHIFT: u32 = 3 => LowBit("H1_REG_ENC_PIC_INTRA");
+    pub const PIC_INTER: u32 = 0 => ValueAt("H1_REG_ENC_PIC_INTER", ENC_CTRL_PIC_SHIFT);
+    pub const PIC_INTRA: u32 = 1 => ValueAt("H1_REG_ENC_PIC_INTRA", ENC_CTRL_PIC_SHIFT);
+    pub const ENC_CTRL_HEIGHT_SHIFT: u32 = 10 => Shift("H1_REG_ENC_CTRL_HEIGHT");
+    pub const ENC_CTRL_WIDTH_SHIFT: u32 = 19 => Shift("H1_REG_ENC_CTRL_WIDTH");
+    pub const ENC_CTRL_NAL_MODE: u32 = 1 << 29 => Is("H1_REG_ENC_CTRL_NAL_MODE_BIT");
+    pub const ENC_CTRL_TIMEOUT_EN: u32 = 1 << 31 => Is("H1_REG_ENC_CTRL_TIMEOUT_EN");
 
-pub const ENC_CTRL2: usize = 0x048;
-pub const CTRL2_INTRA16X16_MODE_MASK: u32 = 0xffff;
-pub const CTRL2_STREAM_MODE: u32 = 1 << 16;
-pub const CTRL2_INTER4X4_MODE: u32 = 1 << 17;
-pub const CTRL2_ENTROPY_CABAC: u32 = 1 << 18;
-pub const CTRL2_CABAC_INIT_IDC_SHIFT: u32 = 19;
-pub const CTRL2_TRANS8X8: u32 = 1 << 21;
-pub const CTRL2_DISABLE_QUARTER_PIXMV: u32 = 1 << 22;
-pub const CTRL2_SLICE_SIZE_SHIFT: u32 = 23;
-pub const CTRL2_DEBLOCKING_FILTER_MODE_SHIFT: u32 = 30;
+    pub const IN_IMG_CTRL: usize = 0x03c => Is("H1_REG_IN_IMG_CTRL");
+    pub const IN_IMG_FMT_SHIFT: u32 = 2 => Shift("H1_REG_IN_IMG_CTRL_FMT");
+    pub const IN_FMT_YUV420P: u32 = 0
+        => Model("ROCKCHIP_VPU_ENC_FMT_YUV420P of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_FMT_YUV420SP: u32 = 1
+        => Model("ROCKCHIP_VPU_ENC_FMT_YUV420SP of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_IMG_OVRFLB_SHIFT: u32 = 6 => Shift("H1_REG_IN_IMG_CTRL_OVRFLB");
+    pub const IN_IMG_OVRFLR_D4_SHIFT: u32 = 10 => Shift("H1_REG_IN_IMG_CTRL_OVRFLR_D4");
+    pub const IN_IMG_ROW_LEN_SHIFT: u32 = 12 => Shift("H1_REG_IN_IMG_CTRL_ROW_LEN");
 
-pub const ENC_CTRL3: usize = 0x04c;
-pub const CTRL3_MUTIMV_EN: u32 = 1 << 30;
+    pub const ENC_CTRL0: usize = 0x040 => Is("H1_REG_ENC_CTRL0");
+    pub const CTRL0_CONSTR_INTRA_PRED: u32 = 1 << 0 => Is("H1_REG_ENC_CTRL0_CONSTR_INTRA_PRED");
+    pub const CTRL0_IDR_PICID_SHIFT: u32 = 1 => Shift("H1_REG_ENC_CTRL0_IDR_PICID");
+    pub const CTRL0_CHROMA_QP_OFFSET_SHIFT: u32 = 13
+        => Shift("H1_REG_ENC_CTRL0_CHROMA_QP_OFFSET"),
+        LowBit("H1_REG_ENC_CTRL0_CHROMA_QP_OFFSET_MASK");
+    pub const CTRL0_SLICE_BETA_SHIFT: u32 = 18
+        => Shift("H1_REG_ENC_CTRL0_SLICE_BETA"),
+        LowBit("H1_REG_ENC_CTRL0_SLICE_BETA_MASK");
+    pub const CTRL0_SLICE_ALPHA_SHIFT: u32 = 22
+        => Shift("H1_REG_ENC_CTRL0_SLICE_ALPHA"),
+        LowBit("H1_REG_ENC_CTRL0_SLICE_ALPHA_MASK");
+    pub const CTRL0_INIT_QP_SHIFT: u32 = 26 => Shift("H1_REG_ENC_CTRL0_INIT_QP");
 
-pub const ENC_CTRL5: usize = 0x054;
-pub const CTRL5_COMPLETE_SLICES_SHIFT: u32 = 16;
+    pub const ENC_CTRL1: usize = 0x044 => Is("H1_REG_ENC_CTRL1");
+    pub const CTRL1_FRAME_NUM_MASK: u32 = 0xffff => Unmasked("H1_REG_ENC_CTRL1_FRAME_NUM");
+    pub const CTRL1_INTRA_PRED_MODE_SHIFT: u32 = 16 => Shift("H1_REG_ENC_CTRL1_INTRA_PRED_MODE");
+    pub const CTRL1_PPS_ID_SHIFT: u32 = 24 => Shift("H1_REG_ENC_CTRL1_PPS_ID");
 
-pub const STR_HDR_REM_MSB: usize = 0x058;
-pub const STR_HDR_REM_LSB: usize = 0x05c;
-pub const STR_BUF_LIMIT: usize = 0x060;
+    pub const ENC_CTRL2: usize = 0x048 => Is("H1_REG_ENC_CTRL2");
+    pub const CTRL2_INTRA16X16_MODE_MASK: u32 = 0xffff
+        => Unmasked("H1_REG_ENC_CTRL2_INTRA16X16_MODE");
+    pub const CTRL2_STREAM_MODE: u32 = 1 << 16 => Is("H1_REG_ENC_CTRL2_H264_STREAM_MODE");
+    pub const CTRL2_INTER4X4_MODE: u32 = 1 << 17 => Is("H1_REG_ENC_CTRL2_H264_INTER4X4_MODE");
+    pub const CTRL2_ENTROPY_CABAC: u32 = 1 << 18 => Is("H1_REG_ENC_CTRL2_ENTROPY_CODING_MODE");
+    pub const CTRL2_CABAC_INIT_IDC_SHIFT: u32 = 19 => Shift("H1_REG_ENC_CTRL2_CABAC_INIT_IDC");
+    pub const CTRL2_TRANS8X8: u32 = 1 << 21 => Is("H1_REG_ENC_CTRL2_TRANS8X8_MODE_EN");
+    pub const CTRL2_DISABLE_QUARTER_PIXMV: u32 = 1 << 22
+        => Is("H1_REG_ENC_CTRL2_DISABLE_QUARTER_PIXMV");
+    pub const CTRL2_SLICE_SIZE_SHIFT: u32 = 23
+        => Shift("H1_REG_ENC_CTRL2_H264_SLICE_SIZE"),
+        LowBit("H1_REG_ENC_CTRL2_H264_SLICE_SIZE_MASK");
+    pub const CTRL2_DEBLOCKING_FILTER_MODE_SHIFT: u32 = 30
+        => Shift("H1_REG_ENC_CTRL2_DEBLOCKING_FILTER_MODE");
 
-/// CABAC context table: per SliceQP_Y 0..51, the initial states of I slices then
-/// those of P slices (for the programmed cabac_init_idc), each
-/// [`CABAC_TABLE_STRIDE`] bytes of `pStateIdx << 1 | valMPS` per ctxIdx.
-pub const ADDR_CABAC_TBL: usize = 0x0cc;
-pub const CABAC_TABLE_STRIDE: usize = 464;
-/// Bytes of the whole table.
-pub const CABAC_TABLE_SIZE: usize = 52 * 2 * CABAC_TABLE_STRIDE;
+    pub const ENC_CTRL3: usize = 0x04c => Is("H1_REG_ENC_CTRL3");
+    pub const CTRL3_MUTIMV_EN: u32 = 1 << 30 => Is("H1_REG_ENC_CTRL3_MUTIMV_EN");
 
-pub const MAD_CTRL: usize = 0x064;
-pub const MAD_QP_SUM_DIV2_MASK: u32 = 0x1f_ffff;
-pub const MAD_THRESHOLD_SHIFT: u32 = 22;
-pub const MAD_QP_ADJUST_SHIFT: u32 = 28;
+    pub const ENC_CTRL5: usize = 0x054 => Is("H1_REG_ENC_CTRL5");
+    pub const CTRL5_COMPLETE_SLICES_SHIFT: u32 = 16
+        => Shift("H1_REG_ENC_CTRL5_COMPLETE_SLICES"),
+        LowBit("H1_REG_ENC_CTRL5_COMPLETE_SLICES_MASK");
 
-pub const QP_VAL: usize = 0x06c;
-pub const QP_VAL_CHECKPOINT_DISTAN_MASK: u32 = 0xfff;
-pub const QP_VAL_MIN_SHIFT: u32 = 14;
-pub const QP_VAL_MAX_SHIFT: u32 = 20;
-pub const QP_VAL_LUM_SHIFT: u32 = 26;
+    pub const STR_HDR_REM_MSB: usize = 0x058 => Is("H1_REG_STR_HDR_REM_MSB");
+    pub const STR_HDR_REM_LSB: usize = 0x05c => Is("H1_REG_STR_HDR_REM_LSB");
+    pub const STR_BUF_LIMIT: usize = 0x060 => Is("H1_REG_STR_BUF_LIMIT");
 
-/// CHECKPOINT(i): checkpoint targets and results, two per register (even index in the upper half).
-pub const CHECKPOINT_BASE: usize = 0x070;
-/// CHKPT_WORD_ERR(i): word-error thresholds, two per register, signed 16-bit.
-pub const CHKPT_WORD_ERR_BASE: usize = 0x084;
-/// CHKPT_DELTA_QP: seven signed 4-bit QP deltas.
-pub const CHKPT_DELTA_QP: usize = 0x090;
+    /// CABAC context table: per SliceQP_Y 0..51, the initial states of I slices then
+    /// those of P slices (for the programmed cabac_init_idc), each
+    /// [`CABAC_TABLE_STRIDE`] bytes of `pStateIdx << 1 | valMPS` per ctxIdx.
+    pub const ADDR_CABAC_TBL: usize = 0x0cc => Is("H1_REG_ADDR_CABAC_TBL");
+    pub const CABAC_TABLE_STRIDE: usize = 464 => Is("H1_REG_CABAC_TBL_STRIDE");
+    /// Bytes of the whole table.
+    pub const CABAC_TABLE_SIZE: usize = 52 * 2 * CABAC_TABLE_STRIDE => Is("H1_REG_CABAC_TBL_SIZE");
 
-pub const RLC_CTRL: usize = 0x094;
-pub const RLC_SUM_MASK: u32 = 0x7f_ffff;
-pub const RLC_STR_OFFS_SHIFT: u32 = 23;
+    pub const MAD_CTRL: usize = 0x064 => Is("H1_REG_MAD_CTRL");
+    pub const MAD_QP_SUM_DIV2_MASK: u32 = 0x1f_ffff
+        => Is("H1_REG_MAD_CTRL_QP_SUM_DIV2_MASK"),
+        Unmasked("H1_REG_MAD_CTRL_QP_SUM_DIV2");
+    pub const MAD_THRESHOLD_SHIFT: u32 = 22 => Shift("H1_REG_MAD_CTRL_MAD_THRESHOLD");
+    pub const MAD_QP_ADJUST_SHIFT: u32 = 28 => Shift("H1_REG_MAD_CTRL_QP_ADJUST");
 
-pub const MB_CTRL: usize = 0x098;
-pub const MB_CNT_OUT_MASK: u32 = 0xffff;
+    pub const QP_VAL: usize = 0x06c => Is("H1_REG_QP_VAL");
+    pub const QP_VAL_CHECKPOINT_DISTAN_MASK: u32 = 0xfff
+        => Unmasked("H1_REG_QP_VAL_CHECKPOINT_DISTAN");
+    pub const QP_VAL_MIN_SHIFT: u32 = 14 => Shift("H1_REG_QP_VAL_MIN");
+    pub const QP_VAL_MAX_SHIFT: u32 = 20 => Shift("H1_REG_QP_VAL_MAX");
+    pub const QP_VAL_LUM_SHIFT: u32 = 26 => Shift("H1_REG_QP_VAL_LUM");
 
-/// Extension block: H.264 slice-header controls (model-defined, see SLICE_HEADER.md).
-pub const H264_SLICE_EXT: usize = 0x300;
-pub const EXT_NAL_REF_IDC_MASK: u32 = 0x3;
-pub const EXT_NON_IDR_INTRA: u32 = 1 << 2;
-pub const EXT_LOG2_MAX_FRAME_NUM_M4_SHIFT: u32 = 4;
-pub const EXT_POC_TYPE0: u32 = 1 << 8;
-pub const EXT_LOG2_MAX_POC_LSB_M4_SHIFT: u32 = 12;
-pub const EXT_MARK_LONG_TERM: u32 = 1 << 16;
-pub const EXT_NUM_REF_FRAMES_SHIFT: u32 = 20;
-pub const H264_POC: usize = 0x304;
-pub const H264_REF_MOD: usize = 0x308;
-pub const REF_MOD_IDC_PLUS1_MASK: u32 = 0x3;
-pub const REF_MOD_VALUE_SHIFT: u32 = 16;
+    /// CHECKPOINT(i): checkpoint targets and results, two per register (even index in the upper half).
+    pub const CHECKPOINT_BASE: usize = 0x070 => Is("H1_REG_CHECKPOINT(0)");
+    /// CHKPT_WORD_ERR(i): word-error thresholds, two per register, signed 16-bit.
+    pub const CHKPT_WORD_ERR_BASE: usize = 0x084 => Is("H1_REG_CHKPT_WORD_ERR(0)");
+    /// CHKPT_DELTA_QP: seven signed 4-bit QP deltas.
+    pub const CHKPT_DELTA_QP: usize = 0x090 => Is("H1_REG_CHKPT_DELTA_QP");
 
-/// Search range of the integer motion search (samples): horizontal, vertical.
-pub const H264_SEARCH_RANGE: usize = 0x30c;
+    pub const RLC_CTRL: usize = 0x094 => Is("H1_REG_RLC_CTRL");
+    pub const RLC_SUM_MASK: u32 = 0x7f_ffff
+        => Is("H1_REG_RLC_CTRL_RLC_SUM_MASK"),
+        Unmasked("H1_REG_RLC_CTRL_RLC_SUM");
+    pub const RLC_STR_OFFS_SHIFT: u32 = 23
+        => Is("H1_REG_RLC_CTRL_STR_OFFS_SHIFT"),
+        LowBit("H1_REG_RLC_CTRL_STR_OFFS_MASK");
+
+    pub const MB_CTRL: usize = 0x098 => Is("H1_REG_MB_CTRL");
+    pub const MB_CNT_OUT_MASK: u32 = 0xffff => Mask("H1_REG_MB_CNT_OUT");
+
+    /// Extension block: H.264 slice-header controls (model-defined, see SLICE_HEADER.md).
+    pub const H264_SLICE_EXT: usize = 0x300 => Is("H1_REG_H264_EXT");
+    pub const EXT_NAL_REF_IDC_MASK: u32 = 0x3 => Mask("H1_REG_H264_EXT_NAL_REF_IDC");
+    pub const EXT_NON_IDR_INTRA: u32 = 1 << 2 => Is("H1_REG_H264_EXT_NON_IDR_INTRA");
+    pub const EXT_LOG2_MAX_FRAME_NUM_M4_SHIFT: u32 = 4
+        => Shift("H1_REG_H264_EXT_LOG2_MAX_FRAME_NUM_M4");
+    pub const EXT_POC_TYPE0: u32 = 1 << 8 => Is("H1_REG_H264_EXT_POC_TYPE0");
+    pub const EXT_LOG2_MAX_POC_LSB_M4_SHIFT: u32 = 12
+        => Shift("H1_REG_H264_EXT_LOG2_MAX_POC_LSB_M4");
+    pub const EXT_MARK_LONG_TERM: u32 = 1 << 16 => Is("H1_REG_H264_EXT_MARK_LONG_TERM");
+    pub const H264_POC: usize = 0x304 => Is("H1_REG_H264_POC");
+    pub const H264_REF_MOD: usize = 0x308 => Is("H1_REG_H264_REF_MOD");
+    pub const REF_MOD_IDC_PLUS1_MASK: u32 = 0x3 => Mask("H1_REG_H264_REF_MOD_IDC_PLUS1");
+    pub const REF_MOD_VALUE_SHIFT: u32 = 16 => Shift("H1_REG_H264_REF_MOD_VALUE");
+
+    /// Search range of the integer motion search (samples): horizontal, vertical.
+    pub const H264_SEARCH_RANGE: usize = 0x30c
+        => Model("the driver does not program it: 0 is the model's default range");
+}
 
 /// The register file of one H1 core.
 #[derive(Clone)]

@@ -6,7 +6,7 @@
  */
 #include <stdarg.h>
 #include "hantro.h"
-#include "hantro_h1_h264_regs.h"
+#include "hantro_h1_regs.h"
 #include <media/v4l2-h264-enc.h>
 #include "vdev.h"
 
@@ -323,7 +323,7 @@ int vdev_encode(struct vdev *v, const u8 *frame, u32 frame_len, u64 timestamp,
 	v->src.vb2_buf.timestamp = timestamp;
 	v->dst.flags = 0;
 	v->dst.vb2_buf.planes[0].payload = 0;
-	vdev_host_reg_write(v->host, H1_H264_REG_INTERRUPT, 0);
+	vdev_host_reg_write(v->host, H1_REG_INTERRUPT, 0);
 
 	ret = hantro_h1_h264_enc_run(&v->ctx);
 	if (ret) {
@@ -332,18 +332,18 @@ int vdev_encode(struct vdev *v, const u8 *frame, u32 frame_len, u64 timestamp,
 		return 0;
 	}
 	/* The interrupt handler of the H1 (rockchip_vpu_hw.c) in userspace. */
-	status = vdev_host_reg_read(v->host, H1_H264_REG_INTERRUPT);
-	vdev_host_reg_write(v->host, H1_H264_REG_INTERRUPT, 0);
-	if (!(status & H1_H264_IRQ_BIT)) {
+	status = vdev_host_reg_read(v->host, H1_REG_INTERRUPT);
+	vdev_host_reg_write(v->host, H1_REG_INTERRUPT, 0);
+	if (!(status & H1_REG_INTERRUPT_BIT)) {
 		/* No interrupt: the watchdog fires, resets the core and the job fails. */
 		hantro_h1_h264_enc_reset(&v->ctx);
 		res->error = -ETIMEDOUT;
 		res->flags = V4L2_BUF_FLAG_ERROR;
 		return 0;
 	}
-	if (!(status & H1_H264_IRQ_FRAME_RDY)) {
+	if (!(status & H1_REG_INTERRUPT_FRAME_RDY)) {
 		hantro_h1_h264_enc_reset(&v->ctx);
-		res->error = (status & H1_H264_IRQ_BUFFER_FULL) ? -ENOSPC : -EIO;
+		res->error = (status & H1_REG_INTERRUPT_BUFFER_FULL) ? -ENOSPC : -EIO;
 		res->flags = V4L2_BUF_FLAG_ERROR;
 		return 0;
 	}

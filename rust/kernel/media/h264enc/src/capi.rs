@@ -356,7 +356,7 @@ pub unsafe extern "C" fn h264enc_complete_frame(
 pub unsafe extern "C" fn h264enc_abort_frame(ctx: *mut Ctx) -> i32 {
     // SAFETY: the caller guarantees `ctx` is null or valid.
     match unsafe { encoder(ctx) } {
-        Some(e) => e.abort_frame().map_or_else(errno, |_| 0),
+        Some(e) => e.abort_frame().map_or_else(errno, |()| 0),
         None => EINVAL,
     }
 }
@@ -391,7 +391,7 @@ pub unsafe extern "C" fn h264enc_set_bitrate(ctx: *mut Ctx, bitrate: u32, max_bi
     match unsafe { encoder(ctx) } {
         Some(e) => e
             .set_bitrate(bitrate, max_bitrate)
-            .map_or_else(errno, |_| 0),
+            .map_or_else(errno, |()| 0),
         None => EINVAL,
     }
 }

@@ -103,12 +103,12 @@ pub const MAX_SIDE: u16 = 4096;
 impl Config {
     /// Width in macroblocks.
     pub fn width_mbs(&self) -> u32 {
-        (u32::from(self.width) + 15) / 16
+        u32::from(self.width).div_ceil(16)
     }
 
     /// Height in macroblocks.
     pub fn height_mbs(&self) -> u32 {
-        (u32::from(self.height) + 15) / 16
+        u32::from(self.height).div_ceil(16)
     }
 
     /// Checks every field; the core refuses what it cannot code exactly.

@@ -605,7 +605,7 @@ impl Encoder {
         let reached = pending.inframe.reached(mbs);
         let results = fb.checkpoints.get(..reached).ok_or(Error::PlanMismatch)?;
         let grows = results.windows(2).all(|w| w.first() <= w.get(1));
-        if !grows || results.last().map_or(false, |&r| r > fb.stream_bits) {
+        if !grows || results.last().is_some_and(|&r| r > fb.stream_bits) {
             return Err(Error::PlanMismatch);
         }
         if fb.mad_count > mbs || (pending.inframe.mad_threshold == 0 && fb.mad_count != 0) {
@@ -646,6 +646,11 @@ impl Encoder {
             } else {
                 h.num_mmcos == 0
             };
+            let want_override = if plan.num_ref_idx_active > 1 {
+                u32::from(plan.num_ref_idx_active)
+            } else {
+                0
+            };
             let ok = h.nal_ref_idc == plan.nal_ref_idc
                 && h.nal_unit_type == want_type
                 && h.first_mb_in_slice == first_mb
@@ -656,7 +661,7 @@ impl Encoder {
                 && (ctx.poc_type != 0 || h.poc_lsb == plan.poc_lsb)
                 // The PPS default is one entry; more must be signalled in the slice.
                 && (plan.slice_type == slice_type::I
-                    || h.num_ref_idx_override == if plan.num_ref_idx_active > 1 { u32::from(plan.num_ref_idx_active) } else { 0 })
+                    || h.num_ref_idx_override == want_override)
                 && mods_ok
                 && marking_ok
                 && (!ctx.cabac

@@ -14,7 +14,8 @@ pub struct GopConfig {
     pub idr_period: u32,
     /// Number of temporal layers, 1 to 3.
     pub temporal_layers: u8,
-    /// Every this many frames a P frame references the long-term picture; 0 for no long-term reference.
+    /// Every this many frames a P frame references the long-term picture; 0 for
+    /// no long-term reference.
     pub ltr_period: u32,
 }
 

@@ -29,6 +29,7 @@ typedef unsigned int gfp_t;
 
 #define GFP_KERNEL 0
 #define BIT(n) (1UL << (n))
+#define GENMASK(h, l) ((~0UL << (l)) & (~0UL >> (8 * sizeof(long) - 1 - (h))))
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define ALIGN(x, a) (((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

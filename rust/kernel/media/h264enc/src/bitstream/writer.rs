@@ -31,7 +31,7 @@ impl<'a> BitWriter<'a> {
 
     /// Returns the number of whole or partial bytes written so far.
     pub fn byte_len(&self) -> usize {
-        (self.pos + 7) / 8
+        self.pos.div_ceil(8)
     }
 
     /// Writes one bit.

@@ -95,7 +95,8 @@ impl FrameRc {
             cfg.cbr,
             initial,
         );
-        // First guess: an intra picture at QP 26 takes about 0.4 bit per luma sample, a P picture a fifth.
+        // First guess: an intra picture at QP 26 takes about 0.4 bit per luma
+        // sample, a P picture a fifth.
         let i_bits = u64::from(cfg.pixels.max(256)) * 2 / 5;
         let log2c_i = log2_q8(i_bits) + 26 * 256 / 6;
         let log2c_p = log2c_i - log2_q8(5);

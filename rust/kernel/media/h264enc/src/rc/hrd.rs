@@ -85,7 +85,7 @@ impl Cpb {
             if self.cbr && filler_allowed {
                 // Whole bytes of filler so the next fullness fits.
                 let excess_bits = div_u64(next - size_scaled + self.fps_num - 1, self.fps_num);
-                filler = (excess_bits + 7) / 8 * 8;
+                filler = excess_bits.div_ceil(8) * 8;
                 self.fullness = self
                     .fullness
                     .saturating_sub(filler.saturating_mul(self.fps_num));
