@@ -51,41 +51,12 @@ die() {
 	exit 1
 }
 
-step "packages"
-# rustc-web, rust-web-src, rustfmt-web and rust-web-clippy replace Debian's
-# rustc 1.63 family (they conflict with it): 6.12 needs rustc >= 1.78.
-need=()
-for p in "$kernel_package" bc bison flex libelf-dev libssl-dev cpio dwarves python3 patch git \
-	clang-19 lld-19 llvm-19 libclang-19-dev rustc-web rust-web-src rustfmt-web rust-web-clippy \
-	kmod qemu-system-x86 v4l-utils busybox-static; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-	[ "$(id -u)" -eq 0 ] || die "missing packages: ${need[*]}; run as root or install them"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
+# shellcheck source=scripts/kernel-build.sh
+. "$here/scripts/kernel-build.sh"
 
-step "bindgen"
-# 6.12 wants bindgen >= 0.65.1; Debian has 0.60. bindgen loads libclang at
-# run time and takes the newest it finds unless told: pin it to the clang
-# the kernel is built with, or it may reject that clang's flags.
-export LIBCLANG_PATH=/usr/lib/llvm-19/lib
-bindgen=$work/tools/bindgen-0.69.5/bin/bindgen
-if [ ! -x "$bindgen" ]; then
-	cargo install bindgen-cli --version 0.69.5 --locked --root "$work/tools/bindgen-0.69.5" \
-		>"$work/bindgen-install.log" 2>&1 || {
-		cat "$work/bindgen-install.log" >&2
-		die "cannot install bindgen-cli 0.69.5"
-	}
-fi
-"$bindgen" --version
-# clang 19 first; Debian's rustc-web by full path, not rustup's from PATH.
-export PATH=/usr/lib/llvm-19/bin:$PATH
-ktools=(LLVM=1 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc
-	RUSTFMT=/usr/bin/rustfmt CLIPPY_DRIVER=/usr/bin/clippy-driver BINDGEN="$bindgen")
-kmake() { make -C "$src" "${ktools[@]}" "$@"; }
+step "toolchain"
+kernel_toolchain || die "cannot install the toolchain"
+"$kernel_bindgen" --version
 kmake -s O="$work/rustavailable" rustavailable >"$work/rustavailable.log" 2>&1 || {
 	cat "$work/rustavailable.log" >&2
 	die "Linux $kernel_version does not accept the Rust toolchain"
@@ -123,7 +94,7 @@ echo "kernel-check: checkpatch --strict: $sum_err errors, $sum_warn warnings, $s
 
 # The files of the series: warnings that name them fail the builds. The tree
 # has clang and rustc warnings of its own elsewhere.
-ours='(include/uapi/linux/v4l2-h264-enc\.h|include/media/(v4l2-)?h264enc?\.h|include/media/v4l2-h264-enc\.h|rust/kernel/media/|rust/kernel/lib\.rs|drivers/media/platform/verisilicon/|drivers/media/v4l2-core/)'
+ours='(include/uapi/linux/v4l2-h264-enc\.h|include/media/(v4l2-)?h264enc?\.h|include/media/v4l2-h264-enc\.h|rust/kernel/media/|rust/kernel/lib\.rs|drivers/media/platform/verisilicon/|drivers/media/v4l2-core/|drivers/media/test-drivers/hantro-h1-emu/)'
 # C diagnostics name the file on their own line, rustc's on the "-->" line after.
 our_warnings() {
 	{
@@ -132,54 +103,12 @@ our_warnings() {
 	} | grep -E "$ours" || true
 }
 
-# The configuration of a small kernel with the media stack, hantro and the
-# encoder, CONFIG_RUST with overflow checks, and the KUnit suites.
-configure() {
-	local dir=$1 arch=$2
-	mkdir -p "$dir"
-	kmake -s O="$dir" ARCH="$arch" tinyconfig >"$dir/config.log" 2>&1
-	local c=("$src/scripts/config" --file "$dir/.config")
-	"${c[@]}" -e 64BIT -e MODULES -e MODULE_UNLOAD -e TTY -e PRINTK -e BLK_DEV_INITRD -e RD_GZIP \
-		-e DEVTMPFS -e PROC_FS -e SYSFS -e BINFMT_ELF -e BINFMT_SCRIPT -e TMPFS -e SHMEM \
-		-e MULTIUSER -e FUTEX -e EPOLL -e POSIX_TIMERS -e FILE_LOCKING -e UNIX98_PTYS
-	# 64-bit kernels warn at 2 KiB frames by default; the project's budget is
-	# 1 KiB, as on 32-bit (check-core.sh holds the core to it too).
-	"${c[@]}" --set-val FRAME_WARN 1024
-	"${c[@]}" -e MEDIA_SUPPORT -d MEDIA_SUPPORT_FILTER -e MEDIA_PLATFORM_SUPPORT -e MEDIA_TEST_SUPPORT \
-		-e VIDEO_DEV -e MEDIA_CONTROLLER -e MEDIA_CONTROLLER_REQUEST_API \
-		-e V4L2_MEM2MEM_DEV -e VIDEOBUF2_DMA_CONTIG -e COMPILE_TEST \
-		-e MEDIA_PLATFORM_DRIVERS -e V4L_PLATFORM_DRIVERS -e V4L_MEM2MEM_DRIVERS \
-		-m VIDEO_HANTRO -e VIDEO_HANTRO_IMX8M -e VIDEO_HANTRO_SAMA5D4 -e VIDEO_HANTRO_ROCKCHIP \
-		-e VIDEO_HANTRO_SUNXI -e VIDEO_HANTRO_STM32MP25
-	"${c[@]}" -e RUST -e RUST_OVERFLOW_CHECKS -e MEDIA_H264ENC_CORE -e VIDEO_HANTRO_H264_ENC -e KUNIT \
-		-e MEDIA_H264ENC_CORE_KUNIT_TEST -e VIDEO_HANTRO_H264_ENC_KUNIT_TEST \
-		-e V4L2_H264_ENC_CTRLS_KUNIT_TEST
-	case $arch in
-	x86_64)
-		# No ACPI or PCI: QEMU's legacy serial port and reset need neither.
-		"${c[@]}" -e SERIAL_8250 -e SERIAL_8250_CONSOLE -e V4L_TEST_DRIVERS -m VIDEO_VIM2M \
-			-e FB -m VIDEO_VIVID
-		;;
-	arm64)
-		: # COMPILE_TEST gives the STM32MP25 VENC
-		;;
-	esac
-	kmake -s O="$dir" ARCH="$arch" olddefconfig >>"$dir/config.log" 2>&1
-	cp "$dir/.config" "$dir/series.config"
-}
-want_config() {
-	local dir=$1 want
-	shift
-	for want in "$@"; do
-		grep -q "^CONFIG_$want\$" "$dir/.config" || die "$(basename "$dir") lacks CONFIG_$want"
-	done
-}
-
 step "config"
-configure "$x86" x86_64
-want_config "$x86" RUST=y RUST_OVERFLOW_CHECKS=y MEDIA_H264ENC_CORE=y VIDEO_HANTRO=m \
+kernel_configure "$x86" x86_64 check
+kernel_want_config "$x86" RUST=y RUST_OVERFLOW_CHECKS=y MEDIA_H264ENC_CORE=y VIDEO_HANTRO=m \
 	VIDEO_HANTRO_H264_ENC=y VIDEO_HANTRO_STM32MP25=y MEDIA_H264ENC_CORE_KUNIT_TEST=y \
-	VIDEO_HANTRO_H264_ENC_KUNIT_TEST=y V4L2_H264_ENC_CTRLS_KUNIT_TEST=y VIDEO_VIM2M=m VIDEO_VIVID=m
+	VIDEO_HANTRO_H264_ENC_KUNIT_TEST=y V4L2_H264_ENC_CTRLS_KUNIT_TEST=y VIDEO_VIM2M=m VIDEO_VIVID=m \
+	VIDEO_HANTRO_H1_EMU=m || die "the x86_64 configuration is not the one the check needs"
 grep -E '^CONFIG_(RUSTC|BINDGEN|CC)_VERSION_TEXT' "$x86/.config"
 
 step "each patch builds on its own (x86_64, W=1)"
@@ -192,7 +121,7 @@ for i in "${!commits[@]}"; do
 	kmake -s O="$x86" olddefconfig >/dev/null 2>&1
 	log=$x86/patch-$((i + 1)).log
 	if ! kmake O="$x86" -j"$jobs" W=1 prepare drivers/media/v4l2-core/ \
-		drivers/media/platform/verisilicon/ rust/ >"$log" 2>&1; then
+		drivers/media/platform/verisilicon/ drivers/media/test-drivers/ rust/ >"$log" 2>&1; then
 		tail -40 "$log" >&2
 		die "patch $((i + 1)) ($(kernel_git log -1 --format=%s)) does not build"
 	fi
@@ -228,9 +157,9 @@ step "x86_64 kernel (Rust, overflow checks, W=1)"
 full_build "$x86" x86_64 bzImage
 
 step "arm64 kernel (Rust, overflow checks, W=1, STM32MP25)"
-configure "$arm" arm64
-want_config "$arm" RUST=y RUST_OVERFLOW_CHECKS=y MEDIA_H264ENC_CORE=y VIDEO_HANTRO=m \
-	VIDEO_HANTRO_STM32MP25=y VIDEO_HANTRO_H264_ENC=y
+kernel_configure "$arm" arm64 check
+kernel_want_config "$arm" RUST=y RUST_OVERFLOW_CHECKS=y MEDIA_H264ENC_CORE=y VIDEO_HANTRO=m \
+	VIDEO_HANTRO_STM32MP25=y VIDEO_HANTRO_H264_ENC=y || die "the arm64 configuration is not the one the check needs"
 full_build "$arm" arm64 Image
 
 step "rustfmtcheck and clippy"
@@ -325,8 +254,29 @@ done
 # v4l2-compliance 1.22.1 is older than 6.12's uAPI. Each failure that comes
 # from that skew is named here with its cause and tolerated by exact message;
 # any other failure fails the check.
+# (v4l-utils 1.26 reports none of them.)
 skew=(
-	# 6.12 names NV12 "Y/UV 4:2:0"; 1.22 compares it with its own table.
+	# Since 6.8 the first reserved word of struct v4l2_create_buffers is
+	# max_num_buffers ("media: core: Report the maximum possible number of
+	# buffers for the queue"); 1.22 fills the struct with 0xff and expects
+	# all six reserved words back as zero.
+	"^fail: v4l2-test-buffers\\.cpp\\(703\\): check_0\\(crbufs\\.reserved, sizeof\\(crbufs\\.reserved\\)\\)\$"
+	# The previous failure ends 1.22's REQBUFS test on the capture queue of a
+	# mem2mem device, so its buffer capabilities are those of that queue, which
+	# does not take requests; the request test then runs on the output queue,
+	# which does, and fails.
+	"^fail: v4l2-test-buffers\\.cpp\\(2271\\): !supports_requests\$"
+	# vivid's INTEGER array control VIVID_CID_S32_ARRAY (0x0098f90f, "vivid:
+	# add INTEGER and INTEGER64 test control arrays", 6.2): 1.22 treats any
+	# control of a simple type as a scalar (it counts it, reads it with
+	# G_CTRL, range-checks its payload pointer).
+	"^fail: v4l2-test-controls\\.cpp\\(324\\): expected 8 private controls, got 7\$"
+	"^fail: v4l2-test-controls\\.cpp\\(366\\): qctrl\\.step \\|\\| qctrl\\.minimum \\|\\| qctrl\\.maximum \\|\\| qctrl\\.default_value\$"
+	"^fail: v4l2-test-controls\\.cpp\\(473\\): g_ctrl returned an error \\(22\\)\$"
+	"^fail: v4l2-test-controls\\.cpp\\(593\\): returned control value out of range\$"
+	"^fail: v4l2-test-controls\\.cpp\\(706\\): invalid control 0098f90f\$"
+	# "media: v4l2-ioctl.c: Unify YCbCr/YUV terms in format descriptions"
+	# (6.2) names NV12 "Y/UV 4:2:0"; 1.22 compares with its own table.
 	"^fail: v4l2-test-formats\\.cpp\\(263\\): fmtdesc\\.description mismatch: was 'Y/UV 4:2:0', expected 'Y/CbCr 4:2:0'\$"
 )
 skew_re=$(

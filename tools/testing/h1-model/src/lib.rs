@@ -21,6 +21,7 @@ pub mod deblock;
 mod deblock_x86;
 pub mod decimate;
 pub mod encoder;
+pub mod fault;
 #[cfg(target_arch = "x86_64")]
 mod halfpel_x86;
 pub mod inter;
@@ -43,6 +44,7 @@ pub mod transform8x8;
 pub mod zero_check;
 
 use encoder::{CoderBuffers, FrameCoder, FrameParams, FrameStats};
+pub use fault::Fault;
 pub use memory::{BufferMemory, BusError, Memory};
 use picture::{InputFormat, Planes};
 use regs::*;

@@ -1,26 +1,10 @@
 //! The hardware side of the virtual device: registers, bus memory, the H1 model.
 
 use hantro_h1_model::regs::{self, Registers};
-use hantro_h1_model::{BusError, Memory, H1};
+use hantro_h1_model::{fault, BusError, Memory, H1};
 use std::ffi::{c_char, c_void, CStr};
 
-/// A fault the next frame's "hardware" shows, to test the driver's failure paths.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Fault {
-    /// Behave.
-    #[default]
-    None,
-    /// Never raise the interrupt (the watchdog must fire).
-    Timeout,
-    /// Pretend the output buffer is almost full.
-    BufferFull,
-    /// Report a QP sum the plan cannot have produced.
-    BadQpSum,
-    /// Flip a bit of the first slice header the hardware wrote.
-    CorruptSliceHeader,
-    /// Report checkpoint results that go down.
-    BadCheckpoints,
-}
+pub use hantro_h1_model::fault::Fault;
 
 /// One DMA buffer: stable heap storage the C side addresses by pointer.
 struct Buffer {
@@ -52,38 +36,11 @@ impl Host {
 
     fn run(&mut self) {
         let fault = std::mem::take(&mut self.fault);
-        if fault == Fault::Timeout {
-            // The core is stuck: no interrupt, EN stays set.
-            return;
-        }
-        if fault == Fault::BufferFull {
-            self.regs.write(regs::STR_BUF_LIMIT, 64);
-        }
         let mut regs = std::mem::take(&mut self.regs);
         let mut h1 = std::mem::take(&mut self.h1);
-        h1.run(&mut regs, &mut HostMemory(self));
+        fault::run_with_fault(&mut h1, &mut regs, &mut HostMemory(self), fault);
         self.h1 = h1;
         self.regs = regs;
-        match fault {
-            Fault::BadQpSum => self.regs.write(regs::MAD_CTRL, 0x1f_ffff),
-            Fault::BadCheckpoints => {
-                // Second result far above the third: not cumulative any more.
-                let v = self.regs.read(regs::CHECKPOINT_BASE);
-                self.regs.write(regs::CHECKPOINT_BASE, v | 0xfff0);
-            }
-            Fault::CorruptSliceHeader => {
-                let out = self.regs.read(regs::ADDR_OUTPUT_STREAM);
-                let rem = (self.regs.read(regs::RLC_CTRL) >> regs::RLC_STR_OFFS_SHIFT) & 0x3f;
-                // Byte 6 of the slice NAL: inside frame_num / slice_qp_delta.
-                let addr = out + rem / 8 + 6;
-                let mut b = [0u8];
-                if HostMemory(self).read(addr, &mut b).is_ok() {
-                    b[0] ^= 0x10;
-                    let _ = HostMemory(self).write(addr, &b);
-                }
-            }
-            _ => {}
-        }
     }
 }
 
