@@ -40,7 +40,7 @@ fail() {
 	echo "h1-vm: $*" >>"$out/stderr"
 	echo 125 >"$out/status"
 	dmesg >"$out/dmesg"
-	poweroff -f
+	reboot -f
 }
 
 modprobe hantro-h1-emu || fail "the emulated H1 did not load"
@@ -73,4 +73,4 @@ fi
 dmesg >"$out/dmesg"
 echo "$status" >"$out/status"
 sync
-poweroff -f
+reboot -f

@@ -55,30 +55,29 @@ log() { [ -n "${H1_VM_QUIET:-}" ] || echo "h1-vm: $*" >&2; }
 
 kernel_toolchain >&2
 
-# The tree: pristine 6.12 with the committed series, unless it already is.
-want=$(cat "$here"/patches/linux-"$kernel_version"/*.patch | sha256sum | cut -c1-16)
-if [ "$(cat "$kernel_work/vm-series" 2>/dev/null)" != "$want" ] ||
-	[ "$(kernel_git rev-parse -q --verify HEAD 2>/dev/null)" != "$(kernel_git rev-parse -q --verify vm 2>/dev/null)" ]; then
+# The kernel: pristine 6.12 with the committed series, in the VM
+# configuration. Built again only when the series or this script's kernel
+# configuration changed, so that a built kernel runs without the tree (which
+# kernel-check.sh may be using).
+want=$(cat "$here"/patches/linux-"$kernel_version"/*.patch "$here/scripts/kernel-build.sh" | sha256sum | cut -c1-16)
+if [ "$(cat "$vm/h1-vm.stamp" 2>/dev/null)" != "$want" ] || [ ! -f "$vm/arch/x86/boot/bzImage" ]; then
 	log "applying the series to Linux $kernel_version"
 	kernel_pristine_tree
 	kernel_git checkout -q -B vm pristine
 	mapfile -t patches < <(find "$here/patches/linux-$kernel_version" -name '[0-9]*.patch' ! -name '0000-*' | sort)
 	kernel_git am -q "${patches[@]}"
-	echo "$want" >"$kernel_work/vm-series"
-fi
-
-if [ ! -f "$vm/series.config" ]; then
 	kernel_configure "$vm" x86_64 vm
-fi
-cp "$vm/series.config" "$vm/.config"
-kernel_want_config "$vm" VIDEO_HANTRO=m VIDEO_HANTRO_H264_ENC=y VIDEO_HANTRO_H1_EMU=m 9P_FS=y \
-	PROVE_LOCKING=y DEBUG_ATOMIC_SLEEP=y KASAN=y DEBUG_KMEMLEAK=y RUST_OVERFLOW_CHECKS=y \
-	MEDIA_H264ENC_CORE=y
-log "building the kernel (build-vm)"
-if ! kmake O="$vm" -j"$(nproc)" bzImage modules >"$vm/build.log" 2>&1; then
-	tail -40 "$vm/build.log" >&2
-	echo "h1-vm: the kernel build failed" >&2
-	exit 1
+	kernel_want_config "$vm" VIDEO_HANTRO=m VIDEO_HANTRO_H264_ENC=y VIDEO_HANTRO_H1_EMU=m 9P_FS=y \
+		PROVE_LOCKING=y DEBUG_ATOMIC_SLEEP=y KASAN=y DEBUG_KMEMLEAK=y RUST_OVERFLOW_CHECKS=y \
+		MEDIA_H264ENC_CORE=y
+	log "building the kernel (build-vm)"
+	if ! kmake O="$vm" -j"$(nproc)" bzImage modules >"$vm/build.log" 2>&1; then
+		tail -40 "$vm/build.log" >&2
+		echo "h1-vm: the kernel build failed" >&2
+		exit 1
+	fi
+	rm -f "$vm/initramfs.cpio.gz"
+	echo "$want" >"$vm/h1-vm.stamp"
 fi
 release=$(cat "$vm/include/config/kernel.release")
 
@@ -88,7 +87,13 @@ if [ ! -f "$vm/initramfs.cpio.gz" ] || [ "$vm/arch/x86/boot/bzImage" -nt "$vm/in
 	rm -rf "$ir"
 	mkdir -p "$ir"/{bin,dev,proc,sys,tmp}
 	cp /bin/busybox "$ir/bin/busybox"
-	kmake -s O="$vm" INSTALL_MOD_PATH="$ir" modules_install >"$vm/modules-install.log" 2>&1
+	# The modules as modules_install lays them out, without the tree.
+	mods=$ir/lib/modules/$release
+	(cd "$vm" && find . -name '*.ko' ! -path './initramfs/*') | while read -r ko; do
+		install -D -m 0644 "$vm/$ko" "$mods/kernel/$ko"
+	done
+	cp "$vm/modules.order" "$vm/modules.builtin" "$vm/modules.builtin.modinfo" "$mods/"
+	depmod -b "$ir" "$release"
 	install -m 0755 "$here/scripts/h1-vm-init.sh" "$ir/init"
 	(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) >"$vm/initramfs.cpio.gz"
 fi
@@ -107,7 +112,7 @@ pwd >"$ctl/cwd"
 echo "$here/target/release:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$ctl/path"
 echo "$here/target/release" >"$ctl/gst"
 echo "$here/target/release/h1-emu" >"$ctl/h1emu"
-virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on"
+virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none")
 for i in "${!shares[@]}"; do
 	echo "${shares[$i]}" >"$ctl/share$i"

@@ -5,6 +5,12 @@
 # receive it: generated from the overlay, never edited by hand.
 #
 #   kernel-series.sh --write   regenerate patches/linux-6.12/
+#   kernel-series.sh --checkout N
+#                              commit the series and leave the tree at its
+#                              patch N, to edit files 6.12 already has
+#   kernel-series.sh --refresh N
+#                              after such edits: rewrite patch N's .diff from
+#                              that commit and the edits
 #   kernel-series.sh --check   fail unless patches/linux-6.12/ is what the
 #                              sources give, byte for byte, and unless the
 #                              series, applied with git am onto pristine 6.12,
@@ -33,8 +39,11 @@ committed=$here/patches/linux-$kernel_version
 mode=${1:-}
 case $mode in
 --write | --check) ;;
+--checkout | --refresh)
+	[ -n "${2:-}" ] || { echo "usage: $0 $mode N" >&2; exit 2; }
+	;;
 *)
-	echo "usage: $0 --write|--check" >&2
+	echo "usage: $0 --write|--check|--checkout N|--refresh N" >&2
 	exit 2
 	;;
 esac
@@ -102,7 +111,39 @@ generate() {
 		--zero-commit --no-signature --no-renames -o "$out" pristine..series
 }
 
+# The source files of patch $1 (a number), without extension.
+patch_base() {
+	local base
+	base=$(find "$series" -name "$(printf '%02d' "$1")-*.msg" | head -1)
+	[ -n "$base" ] || die "no patch $1 in patches/series/"
+	echo "${base%.msg}"
+}
+
 check_coverage
+case $mode in
+--checkout)
+	base=$(patch_base "$2")
+	generate "$(mktemp -d)"
+	kernel_git checkout -q --detach "series~$(($(find "$series" -name '[0-9][0-9]-*.msg' | wc -l) - $2))"
+	echo "kernel-series: $kernel_src is at patch $2, $(kernel_git log -1 --format=%s)"
+	exit 0
+	;;
+--refresh)
+	base=$(patch_base "$2")
+	[ "$(kernel_git log -1 --format=%B | sed '/^Signed-off-by:/d;${/^$/d}')" = "$(cat "$base.msg")" ] ||
+		die "$kernel_src is not at patch $2 (scripts/kernel-series.sh --checkout $2)"
+	carried=$([ -f "$base.files" ] && carried_files "$base.files" || true)
+	mapfile -t changed < <({ kernel_git diff --name-only HEAD~1 HEAD; kernel_git diff --name-only HEAD; } |
+		sort -u | grep -vxF -e "$carried" || true)
+	if [ ${#changed[@]} -gt 0 ]; then
+		kernel_git diff HEAD~1 -- "${changed[@]}" >"$base.diff"
+	else
+		rm -f "$base.diff"
+	fi
+	echo "kernel-series: rewrote $(basename "$base").diff (${#changed[@]} files); now run --write"
+	exit 0
+	;;
+esac
 if [ "$mode" = --write ]; then
 	generate "$committed"
 	echo "kernel-series: wrote $(find "$committed" -name '*.patch' | wc -l) patches to patches/linux-$kernel_version/"

@@ -50,7 +50,8 @@ kernel_pristine_tree() {
 		kernel_git commit -q -m "$want"
 		kernel_git tag pristine
 	fi
-	kernel_git checkout -q --detach pristine
-	kernel_git reset -q --hard pristine
+	# Edits left in the tree (kernel-series.sh --checkout) are dropped.
+	kernel_git reset -q --hard
 	kernel_git clean -q -fdx
+	kernel_git checkout -q --detach pristine
 }
