@@ -52,11 +52,13 @@ done
 [ -n "$node" ] || fail "hantro registered no encoder node"
 
 # The software H1 plays the hardware until the command is done.
-chroot /host "$(cat "$out/h1emu")" --device /dev/hantro-h1-emu >"$out/h1-emu.log" 2>&1 &
+# shellcheck disable=SC2046 # the options are words
+chroot /host "$(cat "$out/h1emu")" --device /dev/hantro-h1-emu $(cat "$out/h1emu-args") \
+	>"$out/h1-emu.log" 2>&1 &
 emu=$!
 
 chroot /host /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 PATH="$(cat "$out/path")" \
-	H1_DEVICE="$node" GST_PLUGIN_PATH="$(cat "$out/gst")" \
+	H1_DEVICE="$node" H1_EMU_LOG="$ctl/h1-emu.log" GST_PLUGIN_PATH="$(cat "$out/gst")" \
 	/bin/sh -c 'cd "$1" && shift && exec "$@"' h1-vm "$(cat "$out/cwd")" /bin/bash "$ctl/cmd" \
 	</dev/null >"$out/stdout" 2>"$out/stderr"
 status=$?

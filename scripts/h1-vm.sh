@@ -15,7 +15,9 @@
 # project's plugin). It prints the command's output and exits with its
 # status; 3 when the kernel log holds a WARNING, BUG, Oops, lockdep or KASAN
 # report, a kmemleak report, or "sleeping function called from invalid
-# context". H1_VM_DMESG=FILE keeps the guest's kernel log.
+# context". H1_VM_DMESG=FILE keeps the guest's kernel log; H1_VM_EMU_ARGS
+# adds options to h1-emu (e.g. --fault-at 3:timeout --verbose), whose output
+# the command finds in $H1_EMU_LOG.
 #
 # What is missing is built and cached in ~/.cache/h264enc-kernel (the
 # H264ENC_KERNEL_DIR of scripts/kernel-check.sh; do not run both at once):
@@ -112,6 +114,7 @@ pwd >"$ctl/cwd"
 echo "$here/target/release:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" >"$ctl/path"
 echo "$here/target/release" >"$ctl/gst"
 echo "$here/target/release/h1-emu" >"$ctl/h1emu"
+echo "${H1_VM_EMU_ARGS:-}" >"$ctl/h1emu-args"
 virtfs=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$ctl,mount_tag=ctl,security_model=none")
 for i in "${!shares[@]}"; do

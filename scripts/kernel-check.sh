@@ -251,41 +251,10 @@ done
 for m in hantro-vpu vim2m vivid; do
 	grep -q "^vm-check: module $m loaded" "$vmlog.txt" || vmfail "module $m did not load"
 done
-# v4l2-compliance 1.22.1 is older than 6.12's uAPI. Each failure that comes
-# from that skew is named here with its cause and tolerated by exact message;
-# any other failure fails the check.
-# (v4l-utils 1.26 reports none of them.)
-skew=(
-	# Since 6.8 the first reserved word of struct v4l2_create_buffers is
-	# max_num_buffers ("media: core: Report the maximum possible number of
-	# buffers for the queue"); 1.22 fills the struct with 0xff and expects
-	# all six reserved words back as zero.
-	"^fail: v4l2-test-buffers\\.cpp\\(703\\): check_0\\(crbufs\\.reserved, sizeof\\(crbufs\\.reserved\\)\\)\$"
-	# The previous failure ends 1.22's REQBUFS test on the capture queue of a
-	# mem2mem device, so its buffer capabilities are those of that queue, which
-	# does not take requests; the request test then runs on the output queue,
-	# which does, and fails.
-	"^fail: v4l2-test-buffers\\.cpp\\(2271\\): !supports_requests\$"
-	# vivid's INTEGER array control VIVID_CID_S32_ARRAY (0x0098f90f, "vivid:
-	# add INTEGER and INTEGER64 test control arrays", 6.2): 1.22 treats any
-	# control of a simple type as a scalar (it counts it, reads it with
-	# G_CTRL, range-checks its payload pointer).
-	"^fail: v4l2-test-controls\\.cpp\\(324\\): expected 8 private controls, got 7\$"
-	"^fail: v4l2-test-controls\\.cpp\\(366\\): qctrl\\.step \\|\\| qctrl\\.minimum \\|\\| qctrl\\.maximum \\|\\| qctrl\\.default_value\$"
-	"^fail: v4l2-test-controls\\.cpp\\(473\\): g_ctrl returned an error \\(22\\)\$"
-	"^fail: v4l2-test-controls\\.cpp\\(593\\): returned control value out of range\$"
-	"^fail: v4l2-test-controls\\.cpp\\(706\\): invalid control 0098f90f\$"
-	# "media: v4l2-ioctl.c: Unify YCbCr/YUV terms in format descriptions"
-	# (6.2) names NV12 "Y/UV 4:2:0"; 1.22 compares with its own table.
-	"^fail: v4l2-test-formats\\.cpp\\(263\\): fmtdesc\\.description mismatch: was 'Y/UV 4:2:0', expected 'Y/CbCr 4:2:0'\$"
-)
-skew_re=$(
-	IFS='|'
-	echo "${skew[*]}"
-)
+# shellcheck source=scripts/compliance-skew.sh
+. "$here/scripts/compliance-skew.sh"
 unexpected() {
-	grep "^vm-compliance $1: " "$vmlog.txt" | sed "s/^vm-compliance $1: //" |
-		grep -oE "fail: .*" | grep -vE "$skew_re" || true
+	grep "^vm-compliance $1: " "$vmlog.txt" | sed "s/^vm-compliance $1: //" | compliance_unexpected
 }
 for run in vim2m vim2m-streaming vivid-vid-cap vivid-vid-cap-streaming; do
 	other=$(unexpected "$run")
