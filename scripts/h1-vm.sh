@@ -71,7 +71,7 @@ if [ "$(cat "$vm/h1-vm.stamp" 2>/dev/null)" != "$want" ] || [ ! -f "$vm/arch/x86
 	kernel_configure "$vm" x86_64 vm
 	kernel_want_config "$vm" VIDEO_HANTRO=m VIDEO_HANTRO_H264_ENC=y VIDEO_HANTRO_H1_EMU=m 9P_FS=y \
 		PROVE_LOCKING=y DEBUG_ATOMIC_SLEEP=y KASAN=y DEBUG_KMEMLEAK=y RUST_OVERFLOW_CHECKS=y \
-		MEDIA_H264ENC_CORE=y
+		MEDIA_H264ENC_CORE=y DMA_CMA=y
 	log "building the kernel (build-vm)"
 	if ! kmake O="$vm" -j"$(nproc)" bzImage modules >"$vm/build.log" 2>&1; then
 		tail -40 "$vm/build.log" >&2
@@ -128,7 +128,7 @@ tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 log "booting $release"
 timeout "${H1_VM_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -smp 2 -m 1536 -nographic -no-reboot \
 	-kernel "$vm/arch/x86/boot/bzImage" -initrd "$vm/initramfs.cpio.gz" "${virtfs[@]}" \
-	-append "console=ttyS0 panic=-1 tsc_early_khz=$tsc_khz tsc=reliable memmap=1M\$0x18000000 h1vm.ctl=$ctl h1vm.shares=${#shares[@]}" \
+	-append "console=ttyS0 panic=-1 tsc_early_khz=$tsc_khz tsc=reliable memmap=1M\$0x18000000 cma=256M h1vm.ctl=$ctl h1vm.shares=${#shares[@]}" \
 	</dev/null >"$ctl/console" 2>&1 || true
 
 [ -f "$ctl/stdout" ] && cat "$ctl/stdout"

@@ -58,7 +58,6 @@ static void hantro_h264_enc_free(struct hantro_ctx *ctx,
 static int hantro_h264_enc_config(struct hantro_ctx *ctx,
 				  struct h264enc_config *cfg)
 {
-	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	const struct v4l2_ctrl_h264_sps *sps;
 	const struct v4l2_ctrl_h264_pps *pps;
 	s32 mode, slice_mode, max_mb, cpb_kb;
@@ -82,8 +81,9 @@ static int hantro_h264_enc_config(struct hantro_ctx *ctx,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->width = ctx->dst_fmt.width;
 	cfg->height = ctx->dst_fmt.height;
-	cfg->fps_num = enc->fps_num ? enc->fps_num : 30;
-	cfg->fps_den = enc->fps_den ? enc->fps_den : 1;
+	/* Frames per second: the inverse of the OUTPUT frame interval. */
+	cfg->fps_num = ctx->timeperframe.denominator;
+	cfg->fps_den = ctx->timeperframe.numerator;
 	cfg->profile_idc = sps->profile_idc;
 	cfg->level_idc = sps->level_idc;
 	cfg->poc_type = sps->pic_order_cnt_type;

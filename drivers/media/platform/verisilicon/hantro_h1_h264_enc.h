@@ -38,8 +38,6 @@ struct hantro_h264_enc_buf {
  * @hw_offset: 8-byte aligned offset where the hardware writes
  * @pending: a frame was planned and not yet completed or aborted
  * @feedback: what the last frame gave, for V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK
- * @fps_num: frame rate numerator (from VIDIOC_S_PARM on OUTPUT)
- * @fps_den: frame rate denominator
  */
 struct hantro_h264_enc_hw_ctx {
 	struct h264enc_ctx *core;
@@ -52,8 +50,6 @@ struct hantro_h264_enc_hw_ctx {
 	u32 hw_offset;
 	bool pending;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
-	u32 fps_num;
-	u32 fps_den;
 };
 
 int hantro_h1_h264_enc_init(struct hantro_ctx *ctx);

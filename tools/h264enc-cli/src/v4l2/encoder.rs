@@ -19,20 +19,170 @@ const CAPTURE: u32 = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
 /// How long a request may take before the frame is declared lost.
 const REQUEST_TIMEOUT_MS: i32 = 5000;
 
-/// One mmapped buffer.
+/// One mmapped buffer plane.
 struct Mapping {
     ptr: *mut u8,
     len: usize,
 }
 
+/// Where one component of a picture (Y, U, V, or NV12's interleaved CbCr)
+/// goes: from the client's packed frame into a plane of the source buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Component {
+    /// Offset in the packed frame.
+    src: usize,
+    /// Bytes per row and rows of picture.
+    row_bytes: usize,
+    rows: usize,
+    /// The buffer plane, the offset in it and its bytes per line.
+    plane: usize,
+    offset: usize,
+    stride: usize,
+}
+
 /// The source buffer layout the driver chose in VIDIOC_S_FMT.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct SourceLayout {
-    /// Allocated height (the driver may align it).
-    height: u32,
-    /// Luma bytes per line.
-    bytesperline: u32,
-    sizeimage: u32,
+    /// The pixel format the driver took.
+    pixelformat: u32,
+    /// The sizeimage of each buffer plane (num_planes of them).
+    sizeimage: Vec<u32>,
+    components: Vec<Component>,
+}
+
+/// V4L2_PIX_FMT_YUV420M ('YM12'): Y, Cb and Cr in three buffer planes.
+pub const PIX_FMT_YUV420M: u32 = fourcc(b"YM12");
+/// V4L2_PIX_FMT_NV12M ('NM12'): Y and interleaved CbCr in two buffer planes.
+pub const PIX_FMT_NV12M: u32 = fourcc(b"NM12");
+/// V4L2_PIX_FMT_YUV420 ('YU12') and V4L2_PIX_FMT_NV12: the same in one plane.
+pub const PIX_FMT_YUV420: u32 = fourcc(b"YU12");
+pub const PIX_FMT_NV12: u32 = fourcc(b"NV12");
+
+/// The source formats that carry `fmt`, the driver's preferred first: hantro
+/// (the H1) offers only the multi-planar ones; a driver may answer with the
+/// single-plane one instead.
+fn source_formats(fmt: PixelFormat) -> [u32; 2] {
+    match fmt {
+        PixelFormat::I420 => [PIX_FMT_YUV420M, PIX_FMT_YUV420],
+        PixelFormat::Nv12 => [PIX_FMT_NV12M, PIX_FMT_NV12],
+    }
+}
+
+/// The buffer planes of a source format.
+fn memory_planes(pixelformat: u32) -> usize {
+    match pixelformat {
+        PIX_FMT_YUV420M => 3,
+        PIX_FMT_NV12M => 2,
+        _ => 1,
+    }
+}
+
+/// A fourcc for messages.
+pub fn fourcc_name(f: u32) -> String {
+    String::from_utf8_lossy(&f.to_le_bytes()).into_owned()
+}
+
+fn format_name(fmt: PixelFormat) -> &'static str {
+    match fmt {
+        PixelFormat::I420 => "I420",
+        PixelFormat::Nv12 => "NV12",
+    }
+}
+
+impl SourceLayout {
+    /// Where a `width`x`height` frame of `fmt` goes in the buffers of the
+    /// format VIDIOC_S_FMT returned (`got`, one of [`source_formats`]), or
+    /// why that format cannot hold it.
+    fn new(
+        width: u32,
+        height: u32,
+        fmt: PixelFormat,
+        got: &v4l2_pix_format_mplane,
+    ) -> Result<Self, String> {
+        let (w, h) = (width as usize, height as usize);
+        let (pixelformat, num_planes) = (got.pixelformat, got.num_planes as usize);
+        let name = fourcc_name(pixelformat);
+        let planes = memory_planes(pixelformat);
+        if num_planes != planes {
+            return Err(format!(
+                "its {name} format comes in {num_planes} plane(s), not {planes}"
+            ));
+        }
+        let (gw, gh) = (got.width, got.height);
+        if gw < width || gh < height {
+            return Err(format!(
+                "it allocates {gw}x{gh} {name} pictures for {width}x{height}"
+            ));
+        }
+        let pf = got.plane_fmt;
+        // (offset in the packed frame, row bytes, rows) of each component.
+        let packed: Vec<(usize, usize, usize)> = match fmt {
+            PixelFormat::I420 => vec![
+                (0, w, h),
+                (w * h, w / 2, h / 2),
+                (w * h + w * h / 4, w / 2, h / 2),
+            ],
+            PixelFormat::Nv12 => vec![(0, w, h), (w * h, w, h / 2)],
+        };
+        // (plane, offset, stride) of each component.
+        let place: Vec<(usize, usize, usize)> = if planes > 1 {
+            (0..packed.len())
+                .map(|i| (i, 0, pf[i].bytesperline as usize))
+                .collect()
+        } else {
+            // One plane: the chroma follows the allocated luma rows, at half
+            // the luma stride for planar 4:2:0 (the V4L2 definition of YU12).
+            let (bpl, ah) = (pf[0].bytesperline as usize, gh as usize);
+            match fmt {
+                PixelFormat::I420 => vec![
+                    (0, 0, bpl),
+                    (0, bpl * ah, bpl / 2),
+                    (0, bpl * ah + bpl / 2 * (ah / 2), bpl / 2),
+                ],
+                PixelFormat::Nv12 => vec![(0, 0, bpl), (0, bpl * ah, bpl)],
+            }
+        };
+        let components: Vec<Component> = packed
+            .iter()
+            .zip(&place)
+            .map(
+                |(&(src, row_bytes, rows), &(plane, offset, stride))| Component {
+                    src,
+                    row_bytes,
+                    rows,
+                    plane,
+                    offset,
+                    stride,
+                },
+            )
+            .collect();
+        let sizeimage: Vec<u32> = (0..planes).map(|i| pf[i].sizeimage).collect();
+        let names: &[&str] = match fmt {
+            PixelFormat::I420 => &["Y", "Cb", "Cr"],
+            PixelFormat::Nv12 => &["Y", "CbCr"],
+        };
+        for (c, comp) in components.iter().zip(names) {
+            if c.stride < c.row_bytes {
+                return Err(format!(
+                    "its {name} format has {} bytes per line for {} bytes of {comp} in plane {}",
+                    c.stride, c.row_bytes, c.plane
+                ));
+            }
+            let end = c.offset + c.stride * c.rows.saturating_sub(1) + c.row_bytes;
+            let size = sizeimage[c.plane] as usize;
+            if end > size {
+                return Err(format!(
+                    "its {name} format has {size} bytes in plane {} for {end} bytes of picture",
+                    c.plane
+                ));
+            }
+        }
+        Ok(SourceLayout {
+            pixelformat,
+            sizeimage,
+            components,
+        })
+    }
 }
 
 /// A stateless H.264 encoder node.
@@ -47,7 +197,8 @@ pub struct V4l2Encoder<K: Kernel> {
     fmt: PixelFormat,
     src: SourceLayout,
     cap_size: u32,
-    out_buf: Option<Mapping>,
+    /// The planes of the source buffer, mapped.
+    out_buf: Vec<Mapping>,
     cap_buf: Option<Mapping>,
     streaming: bool,
     last_error: Option<String>,
@@ -76,7 +227,7 @@ impl<K: Kernel> V4l2Encoder<K> {
             fmt: PixelFormat::I420,
             src: SourceLayout::default(),
             cap_size: 0,
-            out_buf: None,
+            out_buf: Vec::new(),
             cap_buf: None,
             streaming: false,
             last_error: None,
@@ -160,7 +311,8 @@ impl<K: Kernel> V4l2Encoder<K> {
         self.call(self.video, req, Arg::ExtCtrls(&mut c))
     }
 
-    fn map_buffer(&mut self, ty: u32) -> Result<Mapping, String> {
+    /// Allocates the one buffer of queue `ty` and maps its `num_planes` planes.
+    fn map_buffer(&mut self, ty: u32, num_planes: usize) -> Result<Vec<Mapping>, String> {
         let mut rb = v4l2_requestbuffers {
             count: 1,
             type_: ty,
@@ -177,67 +329,96 @@ impl<K: Kernel> V4l2Encoder<K> {
                 self.path
             ));
         }
-        let mut planes = [v4l2_plane::default(); 1];
-        let mut b = buffer(ty, &mut planes);
+        let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
+        let mut b = buffer(ty, &mut planes[..num_planes]);
         self.call(self.video, Req::QueryBuf, Arg::Buf(&mut b))?;
-        if b.length != 1 {
+        if b.length as usize != num_planes {
             return Err(format!(
-                "{}: the buffer has {} planes, the formats used here have one",
-                self.path, b.length
+                "{}: the {} buffer has {} planes, its format {num_planes}",
+                self.path,
+                if ty == OUTPUT { "OUTPUT" } else { "CAPTURE" },
+                b.length
             ));
         }
-        let len = planes[0].length as usize;
-        // SAFETY: reading the mem_offset member the kernel filled for MMAP buffers.
-        let offset = unsafe { planes[0].m.mem_offset };
-        let ptr = self
-            .k
-            .mmap(self.video, len, offset)
-            .map_err(|e| format!("{}: mmap: {}", self.path, errno_name(e)))?;
-        Ok(Mapping { ptr, len })
+        let mut maps = Vec::new();
+        for p in &planes[..num_planes] {
+            let len = p.length as usize;
+            // SAFETY: reading the mem_offset member the kernel filled for MMAP buffers.
+            let offset = unsafe { p.m.mem_offset };
+            match self.k.mmap(self.video, len, offset) {
+                Ok(ptr) => maps.push(Mapping { ptr, len }),
+                Err(e) => {
+                    for m in maps {
+                        self.k.munmap(m.ptr, m.len);
+                    }
+                    return Err(format!("{}: mmap: {}", self.path, errno_name(e)));
+                }
+            }
+        }
+        Ok(maps)
     }
 
-    /// Copies an I420 or NV12 frame into the source buffer at the driver's stride.
-    fn fill_source(&mut self, frame: &[u8]) -> Result<u32, String> {
-        let (w, h) = (self.width as usize, self.height as usize);
-        let l = self.src;
-        let bpl = l.bytesperline as usize;
-        let Some(m) = &self.out_buf else {
+    /// Copies an I420 or NV12 frame into the source buffer's planes at the
+    /// driver's strides; the bytes used of each plane.
+    fn fill_source(&mut self, frame: &[u8]) -> Result<Vec<u32>, String> {
+        let l = &self.src;
+        if self.out_buf.len() != l.sizeimage.len() {
             return Err("not streaming".into());
-        };
-        let need = bpl * l.height as usize * 3 / 2;
-        if m.len < need || l.sizeimage as usize > m.len {
-            return Err(format!(
-                "{}: the source buffer holds {} bytes, the format needs {need}",
-                self.path, m.len
-            ));
         }
-        // SAFETY: the mapping is live until munmap in stop() and `len` bytes long.
-        let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr, m.len) };
-        let luma = w * h;
-        // (source offset, rows, row bytes, destination offset, destination stride)
-        let mut planes = vec![(0, h, w, 0, bpl)];
-        let chroma_dst = bpl * l.height as usize;
-        match self.fmt {
-            PixelFormat::I420 => {
-                let cbpl = bpl / 2;
-                let c_rows = l.height as usize / 2;
-                planes.push((luma, h / 2, w / 2, chroma_dst, cbpl));
-                planes.push((
-                    luma + luma / 4,
-                    h / 2,
-                    w / 2,
-                    chroma_dst + cbpl * c_rows,
-                    cbpl,
+        for (i, (m, &size)) in self.out_buf.iter().zip(&l.sizeimage).enumerate() {
+            if m.len < size as usize {
+                return Err(format!(
+                    "{}: plane {i} of the source buffer holds {} bytes, the format needs {size}",
+                    self.path, m.len
                 ));
             }
-            PixelFormat::Nv12 => planes.push((luma, h / 2, w, chroma_dst, bpl)),
         }
-        for (so, rows, rb, d, ds) in planes {
-            for r in 0..rows {
-                dst[d + r * ds..][..rb].copy_from_slice(&frame[so + r * rb..][..rb]);
+        for c in &l.components {
+            let m = &self.out_buf[c.plane];
+            // SAFETY: the mapping is live until munmap in stop() and `len`
+            // bytes long; SourceLayout::new checked that every row fits
+            // sizeimage, and sizeimage fits the mapping (above).
+            let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr, m.len) };
+            for r in 0..c.rows {
+                dst[c.offset + r * c.stride..][..c.row_bytes]
+                    .copy_from_slice(&frame[c.src + r * c.row_bytes..][..c.row_bytes]);
             }
         }
-        Ok(l.sizeimage)
+        Ok(l.sizeimage.clone())
+    }
+
+    /// Sets the OUTPUT crop rectangle to the visible `width`x`height` of the
+    /// `coded_w`x`coded_h` pictures the driver allocated.
+    fn crop(&mut self, width: u32, height: u32, coded_w: u32, coded_h: u32) -> Result<(), String> {
+        let mut sel = v4l2_selection {
+            type_: OUTPUT,
+            target: V4L2_SEL_TGT_CROP,
+            r: v4l2_rect {
+                left: 0,
+                top: 0,
+                width,
+                height,
+            },
+            ..Default::default()
+        };
+        let r = self
+            .k
+            .ioctl(self.video, Req::SSelection, Arg::Sel(&mut sel));
+        let v4l2_rect {
+            left,
+            top,
+            width: cw,
+            height: ch,
+        } = sel.r;
+        let why = match r {
+            Err(e) => fail(Req::SSelection, e),
+            Ok(()) if (left, top, cw, ch) == (0, 0, width, height) => return Ok(()),
+            Ok(()) => format!("it crops to {cw}x{ch} at ({left}, {top})"),
+        };
+        Err(format!(
+            "{}: the device codes {coded_w}x{coded_h} pictures and cannot show {width}x{height} of them ({why})",
+            self.path
+        ))
     }
 
     fn stop(&mut self) {
@@ -248,10 +429,8 @@ impl<K: Kernel> V4l2Encoder<K> {
             }
             self.streaming = false;
         }
-        for m in [self.out_buf.take(), self.cap_buf.take()]
-            .into_iter()
-            .flatten()
-        {
+        let out = std::mem::take(&mut self.out_buf);
+        for m in out.into_iter().chain(self.cap_buf.take()) {
             self.k.munmap(m.ptr, m.len);
         }
         if self.request >= 0 {
@@ -261,13 +440,14 @@ impl<K: Kernel> V4l2Encoder<K> {
     }
 }
 
-/// A v4l2_buffer of queue `ty`, index 0, MMAP, with its plane array.
-fn buffer(ty: u32, planes: &mut [v4l2_plane; 1]) -> v4l2_buffer {
+/// A v4l2_buffer of queue `ty`, index 0, MMAP, with its plane array (one
+/// element per plane of the queue's format).
+fn buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
     let mut b = v4l2_buffer {
         index: 0,
         type_: ty,
         memory: V4L2_MEMORY_MMAP,
-        length: 1,
+        length: planes.len() as u32,
         ..Default::default()
     };
     b.m.planes = planes.as_mut_ptr();
@@ -321,55 +501,69 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         self.call(self.video, Req::SFmt, Arg::Fmt(&mut f))?;
         // SAFETY: the kernel fills pix_mp for multiplanar types.
         let got = unsafe { f.fmt.pix_mp };
-        let (gw, gh, gfmt) = (got.width, got.height, got.pixelformat);
-        if (gw, gh, gfmt) != (width, height, PIX_FMT_H264_SLICE_ENC) {
+        let (gw, gh, gfmt, np) = (got.width, got.height, got.pixelformat, got.num_planes);
+        // A driver that codes whole macroblocks may round the CAPTURE size up
+        // (hantro does); the visible size is then the OUTPUT crop rectangle.
+        if gfmt != PIX_FMT_H264_SLICE_ENC || np != 1 || gw < width || gh < height {
             return Err(format!(
-                "{}: the device offers {gw}x{gh} {:?} for CAPTURE, not {width}x{height} S26E",
+                "{}: the device offers {gw}x{gh} {} in {np} plane(s) for CAPTURE, not {width}x{height} S26E in one",
                 self.path,
-                String::from_utf8_lossy(&gfmt.to_le_bytes())
+                fourcc_name(gfmt)
             ));
         }
+        let crop = (gw, gh) != (width, height);
         self.cap_size = got.plane_fmt[0].sizeimage;
 
-        let pixelformat = match fmt {
-            PixelFormat::I420 => fourcc(b"YU12"),
-            PixelFormat::Nv12 => fourcc(b"NV12"),
-        };
-        let mut f = v4l2_format {
-            type_: OUTPUT,
-            ..Default::default()
-        };
-        f.fmt.pix_mp = v4l2_pix_format_mplane {
-            width,
-            height,
-            pixelformat,
-            num_planes: 1,
-            ..Default::default()
-        };
-        self.call(self.video, Req::SFmt, Arg::Fmt(&mut f))?;
-        // SAFETY: as above.
-        let got = unsafe { f.fmt.pix_mp };
-        let (gw, gh, gfmt, np) = (got.width, got.height, got.pixelformat, got.num_planes);
-        let pf = got.plane_fmt[0];
-        let (bpl, size) = (pf.bytesperline, pf.sizeimage);
-        if gfmt != pixelformat || np != 1 || gw < width || gh < height || bpl < width {
-            return Err(format!(
-                "{}: the device does not take {width}x{height} {} sources (it offers {gw}x{gh}, {np} planes, {bpl} bytes per line)",
-                self.path,
-                match fmt {
-                    PixelFormat::I420 => "I420",
-                    PixelFormat::Nv12 => "NV12",
-                }
-            ));
+        // OUTPUT: the format of the driver's choice among those that carry
+        // the frames, at the strides and plane sizes it returns.
+        let wanted = source_formats(fmt);
+        let mut offered = Vec::new();
+        let mut layout = None;
+        for want in wanted {
+            let mut f = v4l2_format {
+                type_: OUTPUT,
+                ..Default::default()
+            };
+            f.fmt.pix_mp = v4l2_pix_format_mplane {
+                width,
+                height,
+                pixelformat: want,
+                num_planes: memory_planes(want) as u8,
+                ..Default::default()
+            };
+            self.call(self.video, Req::SFmt, Arg::Fmt(&mut f))?;
+            // SAFETY: as above.
+            let got = unsafe { f.fmt.pix_mp };
+            let (gw, gh, gfmt, np) = (got.width, got.height, got.pixelformat, got.num_planes);
+            if wanted.contains(&gfmt) {
+                let l = SourceLayout::new(width, height, fmt, &got).map_err(|e| {
+                    format!(
+                        "{}: the device does not take {width}x{height} {} sources: {e}",
+                        self.path,
+                        format_name(fmt)
+                    )
+                })?;
+                layout = Some(l);
+                break;
+            }
+            offered.push(format!("{gw}x{gh} {} in {np} plane(s)", fourcc_name(gfmt)));
         }
-        self.src = SourceLayout {
-            height: gh,
-            bytesperline: bpl,
-            sizeimage: size,
+        let Some(layout) = layout else {
+            return Err(format!(
+                "{}: the device does not take {width}x{height} {} sources (asked for {}, it offers {})",
+                self.path,
+                format_name(fmt),
+                wanted.map(fourcc_name).join(" and "),
+                offered.join(", then ")
+            ));
         };
+        self.src = layout;
         self.width = width;
         self.height = height;
         self.fmt = fmt;
+        if crop {
+            self.crop(width, height, gw, gh)?;
+        }
 
         let mut p = v4l2_streamparm {
             type_: OUTPUT,
@@ -380,7 +574,27 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             numerator: fps_den,
             denominator: fps_num,
         };
-        self.call(self.video, Req::SParm, Arg::Parm(&mut p))
+        // The rate is signalled in the VUI and drives the rate control: a
+        // driver that cannot take it would code another stream.
+        if let Err(e) = self.k.ioctl(self.video, Req::SParm, Arg::Parm(&mut p)) {
+            return Err(format!(
+                "{}: the device does not take the frame rate {fps_num}/{fps_den} ({})",
+                self.path,
+                fail(Req::SParm, e)
+            ));
+        }
+        // SAFETY: OUTPUT stream parameters use the output member.
+        let t = unsafe { p.parm.output.timeperframe };
+        if t.numerator == 0
+            || u64::from(t.numerator) * u64::from(fps_num)
+                != u64::from(t.denominator) * u64::from(fps_den)
+        {
+            return Err(format!(
+                "{}: the device sets {}/{} s per frame, not {fps_den}/{fps_num}",
+                self.path, t.numerator, t.denominator
+            ));
+        }
+        Ok(())
     }
 
     fn set_ctrl(&mut self, id: u32, value: i32) -> Result<(), String> {
@@ -405,8 +619,9 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
     }
 
     fn start(&mut self) -> Result<(), String> {
-        self.out_buf = Some(self.map_buffer(OUTPUT)?);
-        self.cap_buf = Some(self.map_buffer(CAPTURE)?);
+        let planes = self.src.sizeimage.len();
+        self.out_buf = self.map_buffer(OUTPUT, planes)?;
+        self.cap_buf = self.map_buffer(CAPTURE, 1)?.pop();
         for ty in [OUTPUT, CAPTURE] {
             let mut t = ty as i32;
             self.call(self.video, Req::StreamOn, Arg::Int(&mut t))?;
@@ -443,12 +658,13 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             ],
         )?;
         let used = self.fill_source(frame)?;
-        let mut planes = [v4l2_plane {
-            bytesused: used,
-            length: self.out_buf.as_ref().map_or(0, |m| m.len as u32),
-            ..Default::default()
-        }];
-        let mut b = buffer(OUTPUT, &mut planes);
+        let n = used.len();
+        let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
+        for ((p, u), m) in planes.iter_mut().zip(used).zip(&self.out_buf) {
+            p.bytesused = u;
+            p.length = m.len as u32;
+        }
+        let mut b = buffer(OUTPUT, &mut planes[..n]);
         b.flags = V4L2_BUF_FLAG_REQUEST_FD;
         b.__bindgen_anon_1.request_fd = self.request;
         b.timestamp = timeval {
@@ -473,8 +689,8 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             }
             Err(e) => return Err(format!("poll on the request: {}", errno_name(e))),
         }
-        let mut planes = [v4l2_plane::default()];
-        let mut b = buffer(OUTPUT, &mut planes);
+        let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
+        let mut b = buffer(OUTPUT, &mut planes[..n]);
         self.call(self.video, Req::DqBuf, Arg::Buf(&mut b))?;
         let mut cplanes = [v4l2_plane::default()];
         let mut cb = buffer(CAPTURE, &mut cplanes);
@@ -571,6 +787,112 @@ impl<K: Kernel> Drop for V4l2Encoder<K> {
             if fd >= 0 {
                 self.k.close(fd);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pix(pixelformat: u32, w: u32, h: u32, planes: &[(u32, u32)]) -> v4l2_pix_format_mplane {
+        let mut p = v4l2_pix_format_mplane {
+            width: w,
+            height: h,
+            pixelformat,
+            num_planes: planes.len() as u8,
+            ..Default::default()
+        };
+        for (i, &(bpl, size)) in planes.iter().enumerate() {
+            p.plane_fmt[i].bytesperline = bpl;
+            p.plane_fmt[i].sizeimage = size;
+        }
+        p
+    }
+
+    fn places(l: &SourceLayout) -> Vec<(usize, usize, usize)> {
+        l.components
+            .iter()
+            .map(|c| (c.plane, c.offset, c.stride))
+            .collect()
+    }
+
+    /// hantro's multi-planar answers for 200x120 (coded 208x128): each
+    /// component in its own plane at that plane's bytes per line.
+    #[test]
+    fn multi_planar_sources_put_each_component_in_its_plane() {
+        let ym12 = pix(
+            PIX_FMT_YUV420M,
+            208,
+            128,
+            &[(208, 208 * 128), (104, 104 * 64), (104, 104 * 64)],
+        );
+        let l = SourceLayout::new(200, 120, PixelFormat::I420, &ym12).unwrap();
+        assert_eq!(places(&l), [(0, 0, 208), (1, 0, 104), (2, 0, 104)]);
+        assert_eq!(l.sizeimage, [208 * 128, 104 * 64, 104 * 64]);
+        let src: Vec<(usize, usize, usize)> = l
+            .components
+            .iter()
+            .map(|c| (c.src, c.row_bytes, c.rows))
+            .collect();
+        assert_eq!(src, [(0, 200, 120), (24000, 100, 60), (30000, 100, 60)]);
+        let nm12 = pix(
+            PIX_FMT_NV12M,
+            208,
+            128,
+            &[(208, 208 * 128), (208, 208 * 64)],
+        );
+        let l = SourceLayout::new(200, 120, PixelFormat::Nv12, &nm12).unwrap();
+        assert_eq!(places(&l), [(0, 0, 208), (1, 0, 208)]);
+    }
+
+    /// A driver that answers with the single-plane format: the chroma
+    /// follows the allocated luma rows in the one plane.
+    #[test]
+    fn single_plane_sources_put_the_chroma_after_the_luma() {
+        let yu12 = pix(PIX_FMT_YUV420, 208, 128, &[(208, 208 * 128 * 3 / 2)]);
+        let l = SourceLayout::new(200, 120, PixelFormat::I420, &yu12).unwrap();
+        let y = 208 * 128;
+        assert_eq!(
+            places(&l),
+            [(0, 0, 208), (0, y, 104), (0, y + 104 * 64, 104)]
+        );
+        let nv12 = pix(PIX_FMT_NV12, 208, 128, &[(208, 208 * 128 * 3 / 2)]);
+        let l = SourceLayout::new(200, 120, PixelFormat::Nv12, &nv12).unwrap();
+        assert_eq!(places(&l), [(0, 0, 208), (0, y, 208)]);
+    }
+
+    /// Formats that cannot hold the frame are refused, saying why.
+    #[test]
+    fn unusable_source_formats_are_refused() {
+        let full = [(176, 176 * 144), (88, 88 * 72), (88, 88 * 72)];
+        for (p, why) in [
+            (
+                pix(PIX_FMT_YUV420M, 176, 144, &full[..1]),
+                "YM12 format comes in 1 plane(s), not 3",
+            ),
+            (pix(PIX_FMT_YUV420M, 160, 144, &full), "allocates 160x144"),
+            (
+                pix(
+                    PIX_FMT_YUV420M,
+                    176,
+                    144,
+                    &[full[0], (80, 80 * 72), full[2]],
+                ),
+                "80 bytes per line for 88 bytes of Cb in plane 1",
+            ),
+            (
+                pix(
+                    PIX_FMT_YUV420M,
+                    176,
+                    144,
+                    &[full[0], full[1], (88, 88 * 71)],
+                ),
+                "6248 bytes in plane 2 for 6336",
+            ),
+        ] {
+            let e = SourceLayout::new(176, 144, PixelFormat::I420, &p).unwrap_err();
+            assert!(e.contains(why), "{e}");
         }
     }
 }

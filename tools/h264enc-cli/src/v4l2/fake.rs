@@ -1,9 +1,46 @@
 //! The kernel's side of a stateless encoder node, modelled for tests (public
-//! so the command line's own tests can drive it too): every
-//! ioctl the backend issues is checked as the V4L2 core and the driver would
-//! check it, recorded, and carried out on the virtual device. The source
-//! buffer has the hantro stride (width aligned to 16), so the backend's copy
-//! at the driver's stride is exercised.
+//! so the command line's own tests can drive it too): every ioctl the
+//! backend issues is checked as the V4L2 core (videobuf2, v4l2-ioctl) and
+//! the hantro driver of Linux 6.12 with the H.264 backend would check it,
+//! recorded, and carried out on the virtual device.
+//!
+//! The formats are hantro's for an H1 encoder (`stm32mp25_venc_fmts`; the
+//! RK3288's `rk3288_vpu_enc_fmts` has the same source formats and S26E sizes,
+//! other JPEG sizes), as `hantro_try_fmt` answers VIDIOC_S_FMT: it adjusts
+//! and never fails. A node opens with JPEG at 96x96 and YM12 at that size.
+//!
+//! * CAPTURE (coded): `V4L2_PIX_FMT_H264_SLICE_ENC` ('S26E') or, for any
+//!   other fourcc, the first coded format of the list, JPEG; one plane; the
+//!   size clamped to the format's `frmsize` and rounded up to it
+//!   (S26E: width 96..4080, height 48..4080, both multiples of 16;
+//!   JPEG: 96..4096 x 96..2304, multiples of 16); the client's `sizeimage`,
+//!   or the format's header size + width x height x 2 when it passes 0.
+//!   Setting it resets the OUTPUT format to the default at the coded size,
+//!   and the visible size to the coded size.
+//! * OUTPUT (source): `V4L2_PIX_FMT_YUV420M` ('YM12', three planes),
+//!   `V4L2_PIX_FMT_NV12M` ('NM12', two planes), YUYV and UYVY (one plane; the
+//!   H.264 backend refuses them at VIDIOC_STREAMON); any other fourcc, the
+//!   single-plane 'YU12' and 'NV12' included, becomes YM12. The size follows
+//!   the CAPTURE format's `frmsize` (so it is whole macroblocks), and the
+//!   planes are `v4l2_fill_pixfmt_mp`'s: bytes per line the width (half of
+//!   it for YM12's chroma, the width for NM12's CbCr), no further alignment,
+//!   `sizeimage` bytes per line x rows.
+//! * VIDIOC_S_SELECTION (OUTPUT, CROP): the visible size the SPS crops to,
+//!   taken only at (0, 0) and inside the last macroblock column and row of
+//!   the OUTPUT size (else that whole size), its width rounded up to 4.
+//!
+//! Buffers are videobuf2's: a plane array of at least the format's planes
+//! (and at most 8) on VIDIOC_QUERYBUF, VIDIOC_QBUF and VIDIOC_DQBUF, each
+//! plane `sizeimage` long, mapped at its own offset (plane N of the OUTPUT
+//! buffer at N pages, the CAPTURE buffer at 1 << 30); an OUTPUT plane's
+//! `bytesused` no more than its length. Stricter than the kernel, the model
+//! requires every OUTPUT plane to be used whole (`bytesused` its length),
+//! which the H1 reads anyway.
+//!
+//! One difference from 6.12 remains on purpose: hantro has no
+//! VIDIOC_S_PARM (ENOTTY), so the H.264 backend never learns the frame rate
+//! and codes 30/1 into the VUI and its rate control; the model takes it as
+//! the fixed driver would. [`FakeKernel::s_parm`] false models 6.12.
 
 use super::kernel::{Errno, Kernel};
 use super::sys::*;
@@ -21,7 +58,111 @@ const MEDIA_FD: i32 = 4;
 const REQUEST_FD: i32 = 5;
 const OUTPUT: u32 = V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
 const CAPTURE: u32 = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
-const CAPTURE_OFFSET: u32 = 0x4000_0000;
+/// V4L2_BUF_TYPE_VIDEO_OUTPUT, which v4l2-ioctl hands the driver's
+/// selection handlers for the multiplanar type.
+const OUTPUT_SINGLE: u32 = 2;
+/// DST_QUEUE_OFF_BASE of v4l2-mem2mem: CAPTURE buffers' mmap offsets.
+const CAPTURE_OFFSET: u32 = 1 << 30;
+/// PAGE_SIZE of x86_64 and of arm64 with 4 KiB pages.
+const PAGE: usize = 4096;
+/// VB2_MAX_PLANES.
+const MAX_PLANES: u32 = 8;
+const MB: u32 = 16;
+
+const S26E: u32 = fourcc(b"S26E");
+const JPEG: u32 = fourcc(b"JPEG");
+const YM12: u32 = fourcc(b"YM12");
+const NM12: u32 = fourcc(b"NM12");
+const YUYV: u32 = fourcc(b"YUYV");
+const UYVY: u32 = fourcc(b"UYVY");
+
+/// struct v4l2_frmsize_stepwise of a coded format: min, max and step of
+/// width, then of height.
+type FrmSize = [u32; 6];
+/// V4L2_PIX_FMT_H264_SLICE_ENC in stm32mp25_venc_fmts and rk3288_vpu_enc_fmts.
+const S26E_FRMSIZE: FrmSize = [96, 4080, MB, 48, 4080, MB];
+/// V4L2_PIX_FMT_JPEG in stm32mp25_venc_fmts (FMT_4K_WIDTH x FMT_4K_HEIGHT).
+const JPEG_FRMSIZE: FrmSize = [96, 4096, MB, 96, 2304, MB];
+/// JPEG_HEADER_SIZE of hantro_jpeg.h, the JPEG format's header_size.
+const JPEG_HEADER_SIZE: u32 = 624;
+
+/// clamp_roundup() of v4l2-common.c.
+fn clamp_roundup(x: u32, min: u32, max: u32, step: u32) -> u32 {
+    x.clamp(min, max).div_ceil(step) * step
+}
+
+/// v4l2_apply_frmsize_constraints().
+fn frmsize(w: u32, h: u32, f: &FrmSize) -> (u32, u32) {
+    (
+        clamp_roundup(w, f[0], f[1], f[2]),
+        clamp_roundup(h, f[3], f[4], f[5]),
+    )
+}
+
+/// The CAPTURE format the driver holds (its dst_fmt).
+#[derive(Clone, Copy)]
+struct CapFormat {
+    pixelformat: u32,
+    /// The coded size.
+    width: u32,
+    height: u32,
+    sizeimage: u32,
+    /// The visible size (dst_fmt after VIDIOC_S_SELECTION).
+    visible: (u32, u32),
+}
+
+impl CapFormat {
+    fn frmsize(&self) -> &'static FrmSize {
+        if self.pixelformat == S26E {
+            &S26E_FRMSIZE
+        } else {
+            &JPEG_FRMSIZE
+        }
+    }
+}
+
+/// The OUTPUT format the driver holds (its src_fmt).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct OutFormat {
+    pixelformat: u32,
+    width: u32,
+    height: u32,
+    /// bytesperline and sizeimage of each plane.
+    planes: Vec<(u32, u32)>,
+}
+
+impl OutFormat {
+    /// hantro_try_fmt() for OUTPUT then v4l2_fill_pixfmt_mp().
+    fn try_fmt(pixelformat: u32, w: u32, h: u32, cap: &CapFormat) -> Self {
+        let pixelformat = match pixelformat {
+            YM12 | NM12 | YUYV | UYVY => pixelformat,
+            // hantro_get_default_fmt(): the first raw format of the list.
+            _ => YM12,
+        };
+        let (w, h) = frmsize(w, h, cap.frmsize());
+        let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+        let planes = match pixelformat {
+            YM12 => vec![(w, w * h), (cw, cw * ch), (cw, cw * ch)],
+            NM12 => vec![(w, w * h), (2 * cw, 2 * cw * ch)],
+            _ => vec![(2 * w, 2 * w * h)],
+        };
+        OutFormat {
+            pixelformat,
+            width: w,
+            height: h,
+            planes,
+        }
+    }
+
+    /// What the H.264 backend codes from (hantro_h264_enc_config).
+    fn layout(&self) -> Option<PixelFormat> {
+        match self.pixelformat {
+            YM12 => Some(PixelFormat::I420),
+            NM12 => Some(PixelFormat::Nv12),
+            _ => None,
+        }
+    }
+}
 
 /// The state of the one request the backend uses.
 #[derive(Default)]
@@ -42,13 +183,17 @@ pub struct FakeKernel {
     pub log: Rc<RefCell<Vec<String>>>,
     /// Whether the node has the stateless H.264 encode controls.
     pub has_uapi: bool,
+    /// Whether VIDIOC_S_PARM exists (hantro of 6.12 has none: ENOTTY).
+    pub s_parm: bool,
     /// A hardware fault to arm before frame `.0` is encoded.
     pub fault_at: Option<(u32, hantro_vdev::Fault)>,
     dev: VirtualDevice,
-    cap_fmt: Option<(u32, u32, u32)>,
-    /// Visible width, height, pixel format; allocated height; bytes per line.
-    out_fmt: Option<(u32, u32, PixelFormat, u32, u32)>,
-    out_mem: Vec<u8>,
+    cap_fmt: CapFormat,
+    out_fmt: OutFormat,
+    /// Frame rate numerator and denominator from VIDIOC_S_PARM.
+    fps: (u32, u32),
+    /// The planes of the OUTPUT buffer and the CAPTURE buffer, once allocated.
+    out_mem: Vec<Vec<u8>>,
     cap_mem: Vec<u8>,
     streaming: [bool; 2],
     cap_queued: bool,
@@ -63,15 +208,27 @@ impl Default for FakeKernel {
 }
 
 impl FakeKernel {
-    /// A node with the uAPI, no fault armed.
+    /// A node with the uAPI, no fault armed, formats as hantro_reset_fmts()
+    /// leaves them when the node is opened: the first coded format (JPEG)
+    /// at its smallest size, YM12 at that size.
     pub fn new() -> Self {
+        let (w, h) = (JPEG_FRMSIZE[0], JPEG_FRMSIZE[3]);
+        let cap_fmt = CapFormat {
+            pixelformat: JPEG,
+            width: w,
+            height: h,
+            sizeimage: JPEG_HEADER_SIZE + w * h * 2,
+            visible: (w, h),
+        };
         FakeKernel {
             log: Rc::default(),
             has_uapi: true,
+            s_parm: true,
             fault_at: None,
             dev: VirtualDevice::open(),
-            cap_fmt: None,
-            out_fmt: None,
+            out_fmt: OutFormat::try_fmt(YM12, w, h, &cap_fmt),
+            cap_fmt,
+            fps: (30, 1),
             out_mem: Vec::new(),
             cap_mem: Vec::new(),
             streaming: [false; 2],
@@ -92,6 +249,10 @@ fn queue_name(ty: u32) -> &'static str {
         CAPTURE => "CAPTURE",
         _ => "?",
     }
+}
+
+fn fourcc_name(f: u32) -> String {
+    String::from_utf8_lossy(&f.to_le_bytes()).into_owned()
 }
 
 fn ctrl_name(id: u32) -> String {
@@ -135,11 +296,13 @@ fn read_struct<T: Copy + Default>(bytes: &[u8]) -> Result<T, Errno> {
     Ok(v)
 }
 
-/// The plane array of a multiplanar v4l2_buffer (its `m.planes` and `length`).
-fn planes<'a>(b: &v4l2_buffer) -> Result<&'a mut [v4l2_plane], Errno> {
+/// The plane array of a multiplanar v4l2_buffer, checked as
+/// __verify_planes_array() of videobuf2-v4l2 does: present, and `length`
+/// (its elements) at least the buffer's `num_planes` and at most 8.
+fn planes<'a>(b: &v4l2_buffer, num_planes: usize) -> Result<&'a mut [v4l2_plane], Errno> {
     // SAFETY: reading the planes member, which multiplanar buffers use.
     let p = unsafe { b.m.planes };
-    if p.is_null() || b.length != 1 {
+    if p.is_null() || (b.length as usize) < num_planes || b.length > MAX_PLANES {
         return Err(libc::EINVAL);
     }
     // SAFETY: the backend points `planes` at `length` live elements.
@@ -150,56 +313,129 @@ impl FakeKernel {
     fn s_fmt(&mut self, f: &mut v4l2_format) -> Result<String, Errno> {
         // SAFETY: multiplanar formats use pix_mp.
         let mut pm = unsafe { f.fmt.pix_mp };
-        let (w, h) = (pm.width, pm.height);
-        if !(16..=1920).contains(&w) || !(16..=1088).contains(&h) || w % 4 != 0 {
-            return Err(libc::EINVAL);
-        }
+        let (asked, w, h) = (pm.pixelformat, pm.width, pm.height);
+        let out_busy = !self.out_mem.is_empty();
         let line = match f.type_ {
             CAPTURE => {
-                pm.pixelformat = fourcc(b"S26E");
-                pm.plane_fmt[0].sizeimage = pm.plane_fmt[0].sizeimage.max(w * h * 3 / 2);
-                pm.plane_fmt[0].bytesperline = 0;
-                self.cap_fmt = Some((w, h, pm.plane_fmt[0].sizeimage));
-                format!("VIDIOC_S_FMT CAPTURE S26E {w}x{h}")
+                // hantro_set_fmt_cap(), then hantro_try_fmt() for a coded format.
+                let pixelformat = if asked == S26E || asked == JPEG {
+                    asked
+                } else {
+                    JPEG
+                };
+                let mut cap = CapFormat {
+                    pixelformat,
+                    width: 0,
+                    height: 0,
+                    sizeimage: pm.plane_fmt[0].sizeimage,
+                    visible: (0, 0),
+                };
+                (cap.width, cap.height) = frmsize(w, h, cap.frmsize());
+                let c = self.cap_fmt;
+                if out_busy
+                    && (cap.pixelformat, cap.width, cap.height)
+                        != (c.pixelformat, c.width, c.height)
+                {
+                    return Err(libc::EBUSY);
+                }
+                if cap.sizeimage == 0 {
+                    // header_size + width x height x max_depth.
+                    let header = if pixelformat == JPEG {
+                        JPEG_HEADER_SIZE
+                    } else {
+                        0
+                    };
+                    cap.sizeimage = header + cap.width * cap.height * 2;
+                }
+                cap.visible = (cap.width, cap.height);
+                pm.pixelformat = cap.pixelformat;
+                pm.width = cap.width;
+                pm.height = cap.height;
+                pm.num_planes = 1;
+                pm.plane_fmt[0].sizeimage = cap.sizeimage;
+                self.cap_fmt = cap;
+                // hantro_reset_raw_fmt(): the default source at the coded size.
+                if !out_busy {
+                    self.out_fmt = OutFormat::try_fmt(YM12, cap.width, cap.height, &cap);
+                }
+                format!("VIDIOC_S_FMT CAPTURE {} {w}x{h}", fourcc_name(asked))
             }
             OUTPUT => {
-                let fmt = if pm.pixelformat == fourcc(b"NV12") {
-                    PixelFormat::Nv12
-                } else {
-                    pm.pixelformat = fourcc(b"YU12");
-                    PixelFormat::I420
-                };
-                // The hantro driver aligns the source to whole macroblocks.
-                let (bpl, ah) = (w.div_ceil(16) * 16, h.div_ceil(16) * 16);
-                pm.plane_fmt[0].bytesperline = bpl;
-                pm.plane_fmt[0].sizeimage = bpl * ah * 3 / 2;
-                pm.width = bpl;
-                pm.height = ah;
-                self.out_fmt = Some((w, h, fmt, ah, bpl));
-                format!(
-                    "VIDIOC_S_FMT OUTPUT {} {w}x{h}",
-                    String::from_utf8_lossy(&pm.pixelformat.to_le_bytes())
-                )
+                if out_busy {
+                    return Err(libc::EBUSY);
+                }
+                let o = OutFormat::try_fmt(asked, w, h, &self.cap_fmt);
+                pm.pixelformat = o.pixelformat;
+                pm.width = o.width;
+                pm.height = o.height;
+                pm.num_planes = o.planes.len() as u8;
+                for (i, &(bpl, size)) in o.planes.iter().enumerate() {
+                    pm.plane_fmt[i].bytesperline = bpl;
+                    pm.plane_fmt[i].sizeimage = size;
+                }
+                self.out_fmt = o;
+                format!("VIDIOC_S_FMT OUTPUT {} {w}x{h}", fourcc_name(asked))
             }
             _ => return Err(libc::EINVAL),
         };
-        pm.num_planes = 1;
+        pm.field = 1; // V4L2_FIELD_NONE
         f.fmt.pix_mp = pm;
-        Ok(line)
+        let (gf, gw, gh, np) = (pm.pixelformat, pm.width, pm.height, pm.num_planes);
+        Ok(if (gf, gw, gh) != (asked, w, h) {
+            format!("{line} -> {} {gw}x{gh} {np} planes", fourcc_name(gf))
+        } else {
+            line
+        })
+    }
+
+    /// vidioc_s_selection() of hantro_v4l2.c.
+    fn s_selection(&mut self, s: &mut v4l2_selection) -> Result<String, Errno> {
+        if !matches!(s.type_, OUTPUT | OUTPUT_SINGLE) {
+            return Err(libc::EINVAL);
+        }
+        if self.streaming[0] {
+            return Err(libc::EBUSY);
+        }
+        if s.target != V4L2_SEL_TGT_CROP {
+            return Err(libc::EINVAL);
+        }
+        let asked = s.r;
+        let o = &self.out_fmt;
+        let r = &mut s.r;
+        if r.left != 0
+            || r.top != 0
+            || r.width.div_ceil(MB) * MB != o.width
+            || r.height.div_ceil(MB) * MB != o.height
+        {
+            *r = v4l2_rect {
+                left: 0,
+                top: 0,
+                width: o.width,
+                height: o.height,
+            };
+        } else {
+            r.width = r.width.div_ceil(4) * 4;
+        }
+        self.cap_fmt.visible = (r.width, r.height);
+        Ok(format!(
+            "VIDIOC_S_SELECTION OUTPUT crop {}x{} -> {}x{}",
+            asked.width, asked.height, r.width, r.height
+        ))
     }
 
     fn s_parm(&mut self, p: &mut v4l2_streamparm) -> Result<String, Errno> {
-        let (Some((w, h, fmt, _, _)), OUTPUT) = (self.out_fmt, p.type_) else {
+        if !self.s_parm {
+            return Err(libc::ENOTTY);
+        }
+        if p.type_ != OUTPUT {
             return Err(libc::EINVAL);
-        };
+        }
         // SAFETY: OUTPUT stream parameters use the output member.
         let t = unsafe { p.parm.output.timeperframe };
         if t.numerator == 0 || t.denominator == 0 {
             return Err(libc::EINVAL);
         }
-        self.dev
-            .set_format(w, h, fmt, t.denominator, t.numerator)
-            .map_err(|e| -e.0)?;
+        self.fps = (t.denominator, t.numerator);
         Ok(format!(
             "VIDIOC_S_PARM OUTPUT {}/{} s",
             t.numerator, t.denominator
@@ -270,17 +506,31 @@ impl FakeKernel {
         Ok(format!("{name} {}", names.join(",")))
     }
 
-    fn reqbufs(&mut self, rb: &mut v4l2_requestbuffers) -> Result<String, Errno> {
-        if rb.memory != V4L2_MEMORY_MMAP || self.streaming.contains(&true) {
-            return Err(libc::EINVAL);
+    /// The plane sizes of queue `ty`'s format (hantro_queue_setup).
+    fn plane_sizes(&self, ty: u32) -> Vec<u32> {
+        if ty == OUTPUT {
+            self.out_fmt.planes.iter().map(|p| p.1).collect()
+        } else {
+            vec![self.cap_fmt.sizeimage]
         }
-        let size = match (rb.type_, self.cap_fmt, self.out_fmt) {
-            (CAPTURE, Some((_, _, s)), _) => s,
-            (OUTPUT, _, Some((_, _, _, ah, bpl))) => bpl * ah * 3 / 2,
+    }
+
+    fn reqbufs(&mut self, rb: &mut v4l2_requestbuffers) -> Result<String, Errno> {
+        let i = match rb.type_ {
+            OUTPUT => 0,
+            CAPTURE => 1,
             _ => return Err(libc::EINVAL),
         };
-        let mem = vec![0u8; size as usize];
+        if rb.memory != V4L2_MEMORY_MMAP {
+            return Err(libc::EINVAL);
+        }
+        if self.streaming[i] {
+            return Err(libc::EBUSY);
+        }
+        let sizes = self.plane_sizes(rb.type_);
+        // The model has one buffer; count 0 frees it.
         rb.count = rb.count.min(1);
+        let alloc = rb.count == 1;
         rb.capabilities = V4L2_BUF_CAP_SUPPORTS_MMAP
             | if rb.type_ == OUTPUT {
                 V4L2_BUF_CAP_SUPPORTS_REQUESTS
@@ -288,9 +538,17 @@ impl FakeKernel {
                 0
             };
         if rb.type_ == OUTPUT {
-            self.out_mem = mem;
+            self.out_mem = if alloc {
+                sizes.iter().map(|&s| vec![0u8; s as usize]).collect()
+            } else {
+                Vec::new()
+            };
         } else {
-            self.cap_mem = mem;
+            self.cap_mem = if alloc {
+                vec![0u8; sizes[0] as usize]
+            } else {
+                Vec::new()
+            };
         }
         Ok(format!(
             "VIDIOC_REQBUFS {} count={}",
@@ -299,40 +557,72 @@ impl FakeKernel {
         ))
     }
 
+    /// The mmap offset of plane `i` of queue `ty`'s buffer (__setup_offsets).
+    fn mem_offset(ty: u32, i: usize) -> u32 {
+        (i * PAGE) as u32 + if ty == CAPTURE { CAPTURE_OFFSET } else { 0 }
+    }
+
     fn buffer(&mut self, req: Req, b: &mut v4l2_buffer) -> Result<String, Errno> {
         if b.index != 0 || b.memory != V4L2_MEMORY_MMAP || !matches!(b.type_, OUTPUT | CAPTURE) {
             return Err(libc::EINVAL);
         }
         let out = b.type_ == OUTPUT;
-        let mem_len = if out {
-            self.out_mem.len()
+        let lens: Vec<u32> = if out {
+            self.out_mem.iter().map(|m| m.len() as u32).collect()
+        } else if self.cap_mem.is_empty() {
+            Vec::new()
         } else {
-            self.cap_mem.len()
-        } as u32;
-        if mem_len == 0 {
+            vec![self.cap_mem.len() as u32]
+        };
+        if lens.is_empty() {
             return Err(libc::EINVAL);
         }
-        let pl = planes(b)?;
+        let n = lens.len();
+        // vb2_core_dqbuf() waits for a done buffer before it looks at the array.
+        let done = self.req.done.is_some()
+            && !(if out {
+                self.req.out_dequeued
+            } else {
+                self.req.cap_dequeued
+            });
+        if req == Req::DqBuf && !done {
+            return Err(libc::EAGAIN);
+        }
+        let pl = planes(b, n)?;
         let q = queue_name(b.type_);
+        // __fill_v4l2_buffer(): the planes the buffer has.
+        let fill = |b: &mut v4l2_buffer, pl: &mut [v4l2_plane]| {
+            b.length = n as u32;
+            for (i, (p, &len)) in pl.iter_mut().zip(&lens).enumerate() {
+                p.length = len;
+                p.m.mem_offset = Self::mem_offset(b.type_, i);
+            }
+        };
         match req {
             Req::QueryBuf => {
-                pl[0].length = mem_len;
-                pl[0].m.mem_offset = if out { 0 } else { CAPTURE_OFFSET };
-                Ok(format!("VIDIOC_QUERYBUF {q}"))
+                fill(b, pl);
+                Ok(format!("VIDIOC_QUERYBUF {q} {n} planes"))
             }
             Req::QBuf if out => {
-                // The OUTPUT queue requires requests; the source must be whole.
+                // __verify_length(): no plane claims more than its length.
+                for (p, &len) in pl.iter().zip(&lens) {
+                    if p.bytesused > len || (p.data_offset > 0 && p.data_offset >= p.bytesused) {
+                        return Err(libc::EINVAL);
+                    }
+                }
+                // The OUTPUT queue takes requests; the source must be whole.
                 let with_req = b.flags & V4L2_BUF_FLAG_REQUEST_FD != 0;
                 // SAFETY: request_fd is the member used with V4L2_BUF_FLAG_REQUEST_FD.
                 let fd = unsafe { b.__bindgen_anon_1.request_fd };
                 if !with_req || fd != REQUEST_FD || !self.req.allocated || self.req.has_output {
                     return Err(libc::EINVAL);
                 }
-                if pl[0].bytesused != mem_len || !self.streaming[0] {
+                if pl.iter().zip(&lens).any(|(p, &len)| p.bytesused != len) || !self.streaming[0] {
                     return Err(libc::EINVAL);
                 }
                 self.req.has_output = true;
                 self.req.timestamp = b.timestamp;
+                fill(b, pl);
                 Ok(format!(
                     "VIDIOC_QBUF OUTPUT request ts={}",
                     ts_ns(b.timestamp)
@@ -343,10 +633,8 @@ impl FakeKernel {
                 {
                     return Err(libc::EINVAL);
                 }
-                if pl[0].length != mem_len {
-                    return Err(libc::EINVAL);
-                }
                 self.cap_queued = true;
+                fill(b, pl);
                 Ok("VIDIOC_QBUF CAPTURE".into())
             }
             _ => {
@@ -358,6 +646,11 @@ impl FakeKernel {
                     }
                     self.req.out_dequeued = true;
                     b.flags = done.flags & V4L2_BUF_FLAG_ERROR;
+                    fill(b, pl);
+                    for (p, &len) in pl.iter_mut().zip(&lens) {
+                        p.bytesused = len;
+                        p.data_offset = 0;
+                    }
                     Ok("VIDIOC_DQBUF OUTPUT".into())
                 } else {
                     if self.req.cap_dequeued {
@@ -365,11 +658,12 @@ impl FakeKernel {
                     }
                     self.req.cap_dequeued = true;
                     b.flags = done.flags;
-                    pl[0].bytesused = done.payload.len() as u32;
+                    let used = done.payload.len() as u32;
+                    fill(b, pl);
+                    pl[0].bytesused = used;
                     pl[0].data_offset = 0;
                     Ok(format!(
-                        "VIDIOC_DQBUF CAPTURE {} bytes flags={:#x}",
-                        done.payload.len(),
+                        "VIDIOC_DQBUF CAPTURE {used} bytes flags={:#x}",
                         done.flags
                     ))
                 }
@@ -377,37 +671,51 @@ impl FakeKernel {
         }
     }
 
-    /// Runs the queued request: the source at the driver's stride becomes a
-    /// packed frame for the virtual device.
-    fn run_request(&mut self) -> Result<(), Errno> {
-        let Some((w, h, fmt, ah, bpl)) = self.out_fmt else {
+    /// VIDIOC_STREAMON of the CAPTURE (coded) queue: hantro_start_streaming()
+    /// runs the H.264 backend's init, which takes the visible size, the
+    /// source format and the frame rate.
+    fn start_coding(&mut self) -> Result<(), Errno> {
+        let c = self.cap_fmt;
+        let Some(fmt) = self.out_fmt.layout() else {
             return Err(libc::EINVAL);
         };
+        if c.pixelformat != S26E {
+            return Err(libc::EINVAL);
+        }
+        let (w, h) = c.visible;
+        self.dev
+            .set_format(w, h, fmt, self.fps.0, self.fps.1)
+            .map_err(|e| -e.0)?;
+        self.dev.start().map_err(|e| -e.0)
+    }
+
+    /// Runs the queued request: the source planes at the driver's strides
+    /// become a packed frame of the visible size for the virtual device.
+    fn run_request(&mut self) -> Result<(), Errno> {
         if !self.req.has_output || self.req.done.is_some() {
             return Err(libc::ENOENT);
         }
         if !self.cap_queued {
             return Err(libc::EINVAL);
         }
-        let (w, h, ah, bpl) = (w as usize, h as usize, ah as usize, bpl as usize);
+        let Some(fmt) = self.out_fmt.layout() else {
+            return Err(libc::EINVAL);
+        };
+        let (w, h) = (
+            self.cap_fmt.visible.0 as usize,
+            self.cap_fmt.visible.1 as usize,
+        );
+        let bpl = |i: usize| self.out_fmt.planes[i].0 as usize;
+        // (plane, row bytes) of each component, rows h then h / 2.
+        let comps: &[(usize, usize)] = match fmt {
+            PixelFormat::I420 => &[(0, w), (1, w / 2), (2, w / 2)],
+            PixelFormat::Nv12 => &[(0, w), (1, w)],
+        };
         let mut frame = Vec::with_capacity(w * h * 3 / 2);
-        for r in 0..h {
-            frame.extend_from_slice(&self.out_mem[r * bpl..][..w]);
-        }
-        let c0 = bpl * ah;
-        match fmt {
-            PixelFormat::I420 => {
-                let cb = bpl / 2;
-                for base in [c0, c0 + cb * ah / 2] {
-                    for r in 0..h / 2 {
-                        frame.extend_from_slice(&self.out_mem[base + r * cb..][..w / 2]);
-                    }
-                }
-            }
-            PixelFormat::Nv12 => {
-                for r in 0..h / 2 {
-                    frame.extend_from_slice(&self.out_mem[c0 + r * bpl..][..w]);
-                }
+        for (k, &(p, row)) in comps.iter().enumerate() {
+            let rows = if k == 0 { h } else { h / 2 };
+            for r in 0..rows {
+                frame.extend_from_slice(&self.out_mem[p][r * bpl(p)..][..row]);
             }
         }
         if let Some((n, f)) = self.fault_at {
@@ -467,7 +775,7 @@ impl Kernel for FakeKernel {
         } else {
             match (req, arg) {
                 (Req::QueryCap, Arg::Cap(c)) => {
-                    c.driver[..6].copy_from_slice(b"hantro");
+                    c.driver[..10].copy_from_slice(b"hantro-vpu");
                     c.capabilities =
                         V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING | V4L2_CAP_DEVICE_CAPS;
                     c.device_caps = V4L2_CAP_VIDEO_M2M_MPLANE | V4L2_CAP_STREAMING;
@@ -486,23 +794,36 @@ impl Kernel for FakeKernel {
                     }
                 }
                 (Req::SFmt, Arg::Fmt(f)) => self.s_fmt(f),
+                (Req::SSelection, Arg::Sel(s)) => self.s_selection(s),
                 (Req::SParm, Arg::Parm(p)) => self.s_parm(p),
                 (Req::SExtCtrls, Arg::ExtCtrls(c)) => self.ext_ctrls(true, c),
                 (Req::GExtCtrls, Arg::ExtCtrls(c)) => self.ext_ctrls(false, c),
                 (Req::ReqBufs, Arg::ReqBufs(rb)) => self.reqbufs(rb),
                 (Req::QueryBuf | Req::QBuf | Req::DqBuf, Arg::Buf(b)) => self.buffer(req, b),
                 (Req::StreamOn | Req::StreamOff, Arg::Int(t)) => {
-                    let i = match *t as u32 {
+                    let ty = *t as u32;
+                    let i = match ty {
                         OUTPUT => 0,
                         CAPTURE => 1,
                         _ => return Err(libc::EINVAL),
                     };
                     let on = req == Req::StreamOn;
-                    self.streaming[i] = on;
-                    if on && self.streaming == [true, true] {
-                        self.dev.start().map_err(|e| -e.0)?;
+                    let allocated = if i == 0 {
+                        !self.out_mem.is_empty()
+                    } else {
+                        !self.cap_mem.is_empty()
+                    };
+                    if on && !allocated {
+                        Err(libc::EINVAL)
+                    } else if on && i == 1 && !self.streaming[1] {
+                        self.start_coding().map(|()| {
+                            self.streaming[1] = true;
+                            format!("{} {}", req.name(), queue_name(ty))
+                        })
+                    } else {
+                        self.streaming[i] = on;
+                        Ok(format!("{} {}", req.name(), queue_name(ty)))
                     }
-                    Ok(format!("{} {}", req.name(), queue_name(*t as u32)))
                 }
                 (Req::EncoderCmd, Arg::EncCmd(c)) if c.cmd == V4L2_ENC_CMD_STOP => {
                     Ok("VIDIOC_ENCODER_CMD STOP".into())
@@ -541,20 +862,27 @@ impl Kernel for FakeKernel {
         }
     }
 
+    /// vb2_mmap(): a shared mapping of one plane, found by its offset, no
+    /// longer than the plane's page-aligned length.
     fn mmap(&mut self, fd: i32, len: usize, offset: u32) -> Result<*mut u8, Errno> {
-        let mem = match (fd, offset) {
-            (VIDEO_FD, 0) => &mut self.out_mem,
-            (VIDEO_FD, CAPTURE_OFFSET) => &mut self.cap_mem,
-            _ => return Err(libc::EINVAL),
+        if fd != VIDEO_FD {
+            return Err(libc::EINVAL);
+        }
+        let out_planes = self.out_mem.len();
+        let (mem, name) = match (0..out_planes).find(|&i| Self::mem_offset(OUTPUT, i) == offset) {
+            Some(i) => (&mut self.out_mem[i], format!("OUTPUT plane {i}")),
+            None if offset == CAPTURE_OFFSET && !self.cap_mem.is_empty() => {
+                (&mut self.cap_mem, "CAPTURE".to_string())
+            }
+            None => return Err(libc::EINVAL),
         };
+        // The kernel maps up to the page-aligned length; the model's planes
+        // are exactly `sizeimage` long, and so must the mapping be at most.
         if len == 0 || len > mem.len() {
             return Err(libc::EINVAL);
         }
         let p = mem.as_mut_ptr();
-        self.note(format!(
-            "mmap {}",
-            if offset == 0 { "OUTPUT" } else { "CAPTURE" }
-        ));
+        self.note(format!("mmap {name}"));
         Ok(p)
     }
 
@@ -679,17 +1007,247 @@ mod tests {
 
     #[test]
     fn the_v4l2_path_produces_the_virtual_devices_stream() {
-        // 200x120: the driver's source stride (208) differs from the width.
+        // 200x120: the driver codes 208x128 (whole macroblocks), its source
+        // strides (208, 104) differ from the width, and the visible size is
+        // the OUTPUT crop.
         for (format, (w, h)) in [
             (PixelFormat::I420, (176, 144)),
             (PixelFormat::Nv12, (200, 120)),
+            (PixelFormat::I420, (200, 120)),
         ] {
             let clip = frames("meadow", w as usize, h as usize, 10, format);
-            let (got, reference, _) = both(&config(w, h, format, false), &clip, FakeKernel::new());
+            let (got, reference, calls) =
+                both(&config(w, h, format, false), &clip, FakeKernel::new());
             same_stream(&got, &reference);
             let dec = h264_oracle::ffmpeg_decode(&got).unwrap();
             assert_eq!(dec.len(), (w * h * 3 / 2 * 10) as usize, "{format:?}");
+            let (src, planes) = match format {
+                PixelFormat::I420 => ("YM12", 3),
+                PixelFormat::Nv12 => ("NM12", 2),
+            };
+            let aligned = (w, h) != (176, 144);
+            let want = [
+                format!("VIDIOC_S_FMT CAPTURE S26E {w}x{h}")
+                    + if aligned {
+                        " -> S26E 208x128 1 planes"
+                    } else {
+                        ""
+                    },
+                format!("VIDIOC_S_FMT OUTPUT {src} {w}x{h}")
+                    + &if aligned {
+                        format!(" -> {src} 208x128 {planes} planes")
+                    } else {
+                        String::new()
+                    },
+            ];
+            let setup: Vec<&String> = calls
+                .iter()
+                .filter(|c| c.starts_with("VIDIOC_S_FMT") || c.starts_with("VIDIOC_S_SELECTION"))
+                .collect();
+            assert_eq!(setup[..2], [&want[0], &want[1]], "{format:?} {w}x{h}");
+            if aligned {
+                assert_eq!(
+                    setup[2..],
+                    [&format!(
+                        "VIDIOC_S_SELECTION OUTPUT crop {w}x{h} -> {w}x{h}"
+                    )]
+                );
+            } else {
+                assert_eq!(setup.len(), 2, "{setup:#?}");
+            }
+            assert!(calls.contains(&format!("VIDIOC_QUERYBUF OUTPUT {planes} planes")));
         }
+    }
+
+    /// The buffer of a v4l2_buffer call with `n` plane elements.
+    fn raw_buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
+        let mut b = v4l2_buffer {
+            type_: ty,
+            memory: V4L2_MEMORY_MMAP,
+            length: planes.len() as u32,
+            ..Default::default()
+        };
+        b.m.planes = planes.as_mut_ptr();
+        b
+    }
+
+    /// A client that knows only single-plane sources (the CLI before it
+    /// spoke hantro's formats) is refused at every step where the kernel
+    /// refuses it: the model cannot silently take one-plane buffers again.
+    #[test]
+    fn a_single_plane_client_is_refused() {
+        for (asked, w, h) in [
+            (b"YU12", 176, 144),
+            (b"NV12", 176, 144),
+            (b"YU12", 200, 120),
+        ] {
+            let mut k = FakeKernel::new();
+            let mut f = v4l2_format {
+                type_: CAPTURE,
+                ..Default::default()
+            };
+            f.fmt.pix_mp = v4l2_pix_format_mplane {
+                width: w,
+                height: h,
+                pixelformat: S26E,
+                num_planes: 1,
+                ..Default::default()
+            };
+            k.ioctl(VIDEO_FD, Req::SFmt, Arg::Fmt(&mut f)).unwrap();
+            let mut f = v4l2_format {
+                type_: OUTPUT,
+                ..Default::default()
+            };
+            f.fmt.pix_mp = v4l2_pix_format_mplane {
+                width: w,
+                height: h,
+                pixelformat: fourcc(asked),
+                num_planes: 1,
+                ..Default::default()
+            };
+            // S_FMT adjusts rather than fails: hantro's first source format
+            // (YM12 for NV12 too), three planes at its strides.
+            k.ioctl(VIDEO_FD, Req::SFmt, Arg::Fmt(&mut f)).unwrap();
+            // SAFETY: pix_mp is the member of multiplanar formats.
+            let got = unsafe { f.fmt.pix_mp };
+            let (gf, np, gw, gh) = (got.pixelformat, got.num_planes, got.width, got.height);
+            let pf = got.plane_fmt;
+            let (aw, ah) = (w.div_ceil(16) * 16, h.div_ceil(16) * 16);
+            assert_eq!((gf, np, gw, gh), (YM12, 3, aw, ah));
+            let layout: Vec<(u32, u32)> = pf[..3]
+                .iter()
+                .map(|p| (p.bytesperline, p.sizeimage))
+                .collect();
+            let c = (aw / 2, aw / 2 * ah / 2);
+            assert_eq!(layout, [(aw, aw * ah), c, c]);
+
+            let mut rb = v4l2_requestbuffers {
+                count: 1,
+                type_: OUTPUT,
+                memory: V4L2_MEMORY_MMAP,
+                ..Default::default()
+            };
+            k.ioctl(VIDEO_FD, Req::ReqBufs, Arg::ReqBufs(&mut rb))
+                .unwrap();
+            // One plane element: EINVAL on QUERYBUF and QBUF.
+            for req in [Req::QueryBuf, Req::QBuf] {
+                let mut one = [v4l2_plane::default()];
+                let mut b = raw_buffer(OUTPUT, &mut one);
+                assert_eq!(
+                    k.ioctl(VIDEO_FD, req, Arg::Buf(&mut b)),
+                    Err(libc::EINVAL),
+                    "{}",
+                    req.name()
+                );
+                // Nor a missing plane array.
+                b.m.planes = std::ptr::null_mut();
+                assert_eq!(k.ioctl(VIDEO_FD, req, Arg::Buf(&mut b)), Err(libc::EINVAL));
+            }
+            // The whole I420 picture in the first plane does not map.
+            assert_eq!(
+                k.mmap(VIDEO_FD, (aw * ah * 3 / 2) as usize, 0).err(),
+                Some(libc::EINVAL)
+            );
+            // With three elements, QUERYBUF gives each plane its length and offset.
+            let mut three = [v4l2_plane::default(); 3];
+            let mut b = raw_buffer(OUTPUT, &mut three);
+            k.ioctl(VIDEO_FD, Req::QueryBuf, Arg::Buf(&mut b)).unwrap();
+            assert_eq!(b.length, 3);
+            for (i, p) in three.iter().enumerate() {
+                assert_eq!(p.length, layout[i].1);
+                // SAFETY: mem_offset is the member of MMAP planes.
+                let off = unsafe { p.m.mem_offset };
+                assert_eq!(off, (i * PAGE) as u32);
+                assert!(k.mmap(VIDEO_FD, p.length as usize, off).is_ok());
+            }
+            // A plane that claims more bytes than it has is refused.
+            let mut t = OUTPUT as i32;
+            k.ioctl(VIDEO_FD, Req::StreamOn, Arg::Int(&mut t)).unwrap();
+            let mut fd = 0;
+            k.ioctl(MEDIA_FD, Req::RequestAlloc, Arg::Int(&mut fd))
+                .unwrap();
+            let mut three = [v4l2_plane::default(); 3];
+            three[0].bytesused = layout[0].1 + 1;
+            let mut b = raw_buffer(OUTPUT, &mut three);
+            b.flags = V4L2_BUF_FLAG_REQUEST_FD;
+            b.__bindgen_anon_1.request_fd = fd;
+            assert_eq!(
+                k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut b)),
+                Err(libc::EINVAL)
+            );
+            // Nor one whose planes are not whole (the model is stricter here).
+            three[0].bytesused = layout[0].1;
+            assert_eq!(
+                k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut b)),
+                Err(libc::EINVAL)
+            );
+
+            // A frame that goes through: whole planes, then the CAPTURE side.
+            for (p, l) in three.iter_mut().zip(&layout) {
+                p.bytesused = l.1;
+            }
+            k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut b)).unwrap();
+            let mut rb = v4l2_requestbuffers {
+                count: 1,
+                type_: CAPTURE,
+                memory: V4L2_MEMORY_MMAP,
+                ..Default::default()
+            };
+            k.ioctl(VIDEO_FD, Req::ReqBufs, Arg::ReqBufs(&mut rb))
+                .unwrap();
+            let mut t = CAPTURE as i32;
+            k.ioctl(VIDEO_FD, Req::StreamOn, Arg::Int(&mut t)).unwrap();
+            let mut one = [v4l2_plane::default()];
+            let mut cb = raw_buffer(CAPTURE, &mut one);
+            k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut cb)).unwrap();
+            k.ioctl(REQUEST_FD, Req::RequestQueue, Arg::None).unwrap();
+            // The done OUTPUT buffer comes back only into an array of three.
+            let mut one = [v4l2_plane::default()];
+            let mut b = raw_buffer(OUTPUT, &mut one);
+            assert_eq!(
+                k.ioctl(VIDEO_FD, Req::DqBuf, Arg::Buf(&mut b)),
+                Err(libc::EINVAL)
+            );
+            let mut three = [v4l2_plane::default(); 3];
+            let mut b = raw_buffer(OUTPUT, &mut three);
+            k.ioctl(VIDEO_FD, Req::DqBuf, Arg::Buf(&mut b)).unwrap();
+            assert_eq!(b.length, 3);
+        }
+    }
+
+    /// Sizes hantro cannot show are refused with a message that says why:
+    /// below its 96x48 minimum (it codes more than it can crop to), and a
+    /// width that is not a multiple of 4 (its crop rounds it up).
+    #[test]
+    fn sizes_the_driver_cannot_crop_to_are_refused() {
+        for ((w, h), shown) in [
+            ((64, 48), "96x48 pictures"),
+            ((202, 120), "crops to 204x120"),
+        ] {
+            let mut d = V4l2Encoder::open(FakeKernel::new(), "/dev/video0").unwrap();
+            let e = d.set_format(w, h, PixelFormat::I420, 30, 1).err().unwrap();
+            assert!(
+                e.contains(&format!("cannot show {w}x{h}")) && e.contains(shown),
+                "{e}"
+            );
+        }
+    }
+
+    /// hantro of 6.12 has no VIDIOC_S_PARM: the CLI stops rather than code
+    /// the driver's default rate into the VUI and the rate control.
+    #[test]
+    fn a_driver_without_s_parm_is_refused() {
+        let mut k = FakeKernel::new();
+        k.s_parm = false;
+        let mut d = V4l2Encoder::open(k, "/dev/video0").unwrap();
+        let e = d
+            .set_format(176, 144, PixelFormat::I420, 25, 1)
+            .err()
+            .unwrap();
+        assert!(
+            e.contains("does not take the frame rate 25/1 (VIDIOC_S_PARM: ENOTTY)"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -712,7 +1270,7 @@ mod tests {
             "VIDIOC_QUERY_EXT_CTRL FEEDBACK",
             "open /dev/media0",
             "VIDIOC_S_FMT CAPTURE S26E 176x144",
-            "VIDIOC_S_FMT OUTPUT YU12 176x144",
+            "VIDIOC_S_FMT OUTPUT YM12 176x144",
             "VIDIOC_S_PARM OUTPUT 1/30 s",
         ];
         assert_eq!(&setup[..order.len()], &order, "{setup:#?}");
@@ -729,10 +1287,12 @@ mod tests {
             &tail[ctrls..],
             &[
                 "VIDIOC_REQBUFS OUTPUT count=1",
-                "VIDIOC_QUERYBUF OUTPUT",
-                "mmap OUTPUT",
+                "VIDIOC_QUERYBUF OUTPUT 3 planes",
+                "mmap OUTPUT plane 0",
+                "mmap OUTPUT plane 1",
+                "mmap OUTPUT plane 2",
                 "VIDIOC_REQBUFS CAPTURE count=1",
-                "VIDIOC_QUERYBUF CAPTURE",
+                "VIDIOC_QUERYBUF CAPTURE 1 planes",
                 "mmap CAPTURE",
                 "VIDIOC_STREAMON OUTPUT",
                 "VIDIOC_STREAMON CAPTURE",
@@ -780,6 +1340,8 @@ mod tests {
                 "VIDIOC_ENCODER_CMD STOP",
                 "VIDIOC_STREAMOFF OUTPUT",
                 "VIDIOC_STREAMOFF CAPTURE",
+                "munmap",
+                "munmap",
                 "munmap",
                 "munmap",
                 "close 5",

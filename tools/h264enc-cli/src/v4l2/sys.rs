@@ -13,6 +13,20 @@ include!(concat!(env!("OUT_DIR"), "/v4l2.rs"));
 
 use std::mem::size_of;
 
+/// struct v4l2_selection of linux/videodev2.h (the bindgen allowlist of the
+/// build script does not name it; its layout is checked below).
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct v4l2_selection {
+    pub type_: u32,
+    pub target: u32,
+    pub flags: u32,
+    pub r: v4l2_rect,
+    pub reserved: [u32; 9],
+}
+/// V4L2_SEL_TGT_CROP of linux/v4l2-common.h.
+pub const V4L2_SEL_TGT_CROP: u32 = 0;
+
 /// _IOC() of asm-generic/ioctl.h: direction, type, number and argument size.
 const fn ioc(dir: u64, ty: u8, nr: u8, size: usize) -> u64 {
     (dir << 30) | ((size as u64) << 16) | ((ty as u64) << 8) | nr as u64
@@ -28,6 +42,7 @@ pub enum Req {
     QueryExtCtrl,
     SFmt,
     SParm,
+    SSelection,
     SExtCtrls,
     GExtCtrls,
     ReqBufs,
@@ -56,6 +71,7 @@ impl Req {
             Req::StreamOn => ioc(WRITE, v, 18, size_of::<i32>()),
             Req::StreamOff => ioc(WRITE, v, 19, size_of::<i32>()),
             Req::SParm => ioc(READ | WRITE, v, 22, size_of::<v4l2_streamparm>()),
+            Req::SSelection => ioc(READ | WRITE, v, 95, size_of::<v4l2_selection>()),
             Req::GExtCtrls => ioc(READ | WRITE, v, 71, size_of::<v4l2_ext_controls>()),
             Req::SExtCtrls => ioc(READ | WRITE, v, 72, size_of::<v4l2_ext_controls>()),
             Req::EncoderCmd => ioc(READ | WRITE, v, 77, size_of::<v4l2_encoder_cmd>()),
@@ -73,6 +89,7 @@ impl Req {
             Req::QueryExtCtrl => "VIDIOC_QUERY_EXT_CTRL",
             Req::SFmt => "VIDIOC_S_FMT",
             Req::SParm => "VIDIOC_S_PARM",
+            Req::SSelection => "VIDIOC_S_SELECTION",
             Req::SExtCtrls => "VIDIOC_S_EXT_CTRLS",
             Req::GExtCtrls => "VIDIOC_G_EXT_CTRLS",
             Req::ReqBufs => "VIDIOC_REQBUFS",
@@ -97,6 +114,7 @@ pub enum Arg<'a> {
     QueryExtCtrl(&'a mut v4l2_query_ext_ctrl),
     Fmt(&'a mut v4l2_format),
     Parm(&'a mut v4l2_streamparm),
+    Sel(&'a mut v4l2_selection),
     ReqBufs(&'a mut v4l2_requestbuffers),
     /// `m.planes` points to the caller's plane array.
     Buf(&'a mut v4l2_buffer),
@@ -118,6 +136,7 @@ impl Arg<'_> {
             Arg::QueryExtCtrl(r) => p(*r),
             Arg::Fmt(r) => p(*r),
             Arg::Parm(r) => p(*r),
+            Arg::Sel(r) => p(*r),
             Arg::ReqBufs(r) => p(*r),
             Arg::Buf(r) => p(*r),
             Arg::ExtCtrls(r) => p(*r),
@@ -150,6 +169,7 @@ mod tests {
             (Req::StreamOn, 0x4004_5612),
             (Req::StreamOff, 0x4004_5613),
             (Req::SParm, 0xc0cc_5616),
+            (Req::SSelection, 0xc040_565f),
             (Req::GExtCtrls, 0xc020_5647),
             (Req::SExtCtrls, 0xc020_5648),
             (Req::EncoderCmd, 0xc028_564d),
@@ -160,5 +180,13 @@ mod tests {
         ] {
             assert_eq!(r.code(), code, "{}", r.name());
         }
+    }
+
+    /// The hand-written v4l2_selection has the kernel's layout.
+    #[test]
+    fn the_selection_struct_has_the_kernel_layout() {
+        assert_eq!(size_of::<v4l2_selection>(), 64);
+        assert_eq!(std::mem::offset_of!(v4l2_selection, r), 12);
+        assert_eq!(std::mem::offset_of!(v4l2_selection, reserved), 28);
     }
 }

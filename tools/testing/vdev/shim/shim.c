@@ -137,8 +137,8 @@ struct vdev *vdev_create(void *host)
 	v->ctx.dev = &v->vpu;
 	v->ctx.src = &v->src;
 	v->ctx.dst = &v->dst;
-	v->ctx.h264_enc.fps_num = 30;
-	v->ctx.h264_enc.fps_den = 1;
+	v->ctx.timeperframe.numerator = 1;
+	v->ctx.timeperframe.denominator = 30;
 	for (i = 0; i < sizeof(int_ctrls) / sizeof(int_ctrls[0]); i++)
 		add_ctrl(v, int_ctrls[i].id, 0, NULL, sizeof(s32), int_ctrls[i].def);
 	v->sps.profile_idc = 66;
@@ -212,8 +212,8 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	dst->num_planes = 1;
 	v->fourcc = fourcc;
 	v->in_size = (size_t)width * height * 3 / 2;
-	v->ctx.h264_enc.fps_num = fps_num;
-	v->ctx.h264_enc.fps_den = fps_den;
+	v->ctx.timeperframe.numerator = fps_den;
+	v->ctx.timeperframe.denominator = fps_num;
 	return 0;
 }
 

@@ -19,6 +19,7 @@ struct hantro_ctx {
 	struct hantro_dev *dev;
 	struct v4l2_pix_format_mplane src_fmt;
 	struct v4l2_pix_format_mplane dst_fmt;
+	struct v4l2_fract timeperframe;
 	struct v4l2_ctrl_handler ctrl_handler;
 	struct vb2_v4l2_buffer *src;
 	struct vb2_v4l2_buffer *dst;
