@@ -1,0 +1,102 @@
+//! The formats hantro offers for an H1 encoder and how its VIDIOC_S_FMT
+//! adjusts them (see the module above).
+
+use super::super::sys::fourcc;
+use crate::device::PixelFormat;
+
+pub(super) const MB: u32 = 16;
+
+pub(super) const S26E: u32 = fourcc(b"S26E");
+pub(super) const JPEG: u32 = fourcc(b"JPEG");
+pub(super) const YM12: u32 = fourcc(b"YM12");
+pub(super) const NM12: u32 = fourcc(b"NM12");
+pub(super) const YUYV: u32 = fourcc(b"YUYV");
+pub(super) const UYVY: u32 = fourcc(b"UYVY");
+
+/// struct v4l2_frmsize_stepwise of a coded format: min, max and step of
+/// width, then of height.
+pub(super) type FrmSize = [u32; 6];
+/// V4L2_PIX_FMT_H264_SLICE_ENC in stm32mp25_venc_fmts and rk3288_vpu_enc_fmts.
+pub(super) const S26E_FRMSIZE: FrmSize = [96, 4080, MB, 48, 4080, MB];
+/// V4L2_PIX_FMT_JPEG in stm32mp25_venc_fmts (FMT_4K_WIDTH x FMT_4K_HEIGHT).
+pub(super) const JPEG_FRMSIZE: FrmSize = [96, 4096, MB, 96, 2304, MB];
+/// JPEG_HEADER_SIZE of hantro_jpeg.h, the JPEG format's header_size.
+pub(super) const JPEG_HEADER_SIZE: u32 = 624;
+
+/// clamp_roundup() of v4l2-common.c.
+pub(super) fn clamp_roundup(x: u32, min: u32, max: u32, step: u32) -> u32 {
+    x.clamp(min, max).div_ceil(step) * step
+}
+
+/// v4l2_apply_frmsize_constraints().
+pub(super) fn frmsize(w: u32, h: u32, f: &FrmSize) -> (u32, u32) {
+    (
+        clamp_roundup(w, f[0], f[1], f[2]),
+        clamp_roundup(h, f[3], f[4], f[5]),
+    )
+}
+
+/// The CAPTURE format the driver holds (its dst_fmt).
+#[derive(Clone, Copy)]
+pub(super) struct CapFormat {
+    pub(super) pixelformat: u32,
+    /// The coded size.
+    pub(super) width: u32,
+    pub(super) height: u32,
+    pub(super) sizeimage: u32,
+    /// The visible size (dst_fmt after VIDIOC_S_SELECTION).
+    pub(super) visible: (u32, u32),
+}
+
+impl CapFormat {
+    pub(super) fn frmsize(&self) -> &'static FrmSize {
+        if self.pixelformat == S26E {
+            &S26E_FRMSIZE
+        } else {
+            &JPEG_FRMSIZE
+        }
+    }
+}
+
+/// The OUTPUT format the driver holds (its src_fmt).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct OutFormat {
+    pub(super) pixelformat: u32,
+    pub(super) width: u32,
+    pub(super) height: u32,
+    /// bytesperline and sizeimage of each plane.
+    pub(super) planes: Vec<(u32, u32)>,
+}
+
+impl OutFormat {
+    /// hantro_try_fmt() for OUTPUT then v4l2_fill_pixfmt_mp().
+    pub(super) fn try_fmt(pixelformat: u32, w: u32, h: u32, cap: &CapFormat) -> Self {
+        let pixelformat = match pixelformat {
+            YM12 | NM12 | YUYV | UYVY => pixelformat,
+            // hantro_get_default_fmt(): the first raw format of the list.
+            _ => YM12,
+        };
+        let (w, h) = frmsize(w, h, cap.frmsize());
+        let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+        let planes = match pixelformat {
+            YM12 => vec![(w, w * h), (cw, cw * ch), (cw, cw * ch)],
+            NM12 => vec![(w, w * h), (2 * cw, 2 * cw * ch)],
+            _ => vec![(2 * w, 2 * w * h)],
+        };
+        OutFormat {
+            pixelformat,
+            width: w,
+            height: h,
+            planes,
+        }
+    }
+
+    /// What the H.264 backend codes from (hantro_h264_enc_config).
+    pub(super) fn layout(&self) -> Option<PixelFormat> {
+        match self.pixelformat {
+            YM12 => Some(PixelFormat::I420),
+            NM12 => Some(PixelFormat::Nv12),
+            _ => None,
+        }
+    }
+}
