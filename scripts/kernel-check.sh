@@ -92,6 +92,16 @@ for p in "${patches[@]}" "$here/include/media/h264enc.h"; do
 done
 echo "kernel-check: checkpatch --strict: $sum_err errors, $sum_warn warnings, $sum_chk checks on ${#patches[@]} patches and include/media/h264enc.h"
 
+step "kernel-doc"
+# Every C file and header of the overlay: kernel-doc -Wall finds nothing to
+# say (undocumented members or parameters, missing Return: sections).
+mapfile -t cfiles < <(git -C "$here" ls-files -- include drivers rust/kernel | grep -E '\.[ch]$')
+for f in "${cfiles[@]}"; do
+	w=$("$src/scripts/kernel-doc" -none -Wall "$here/$f" 2>&1 || true)
+	[ -z "$w" ] || { echo "$w" >&2; die "kernel-doc warns on $f"; }
+done
+echo "kernel-check: kernel-doc -Wall: no warning on ${#cfiles[@]} C files and headers"
+
 # The files of the series: warnings that name them fail the builds. The tree
 # has clang and rustc warnings of its own elsewhere.
 ours='(include/uapi/linux/v4l2-h264-enc\.h|include/media/(v4l2-)?h264enc?\.h|include/media/v4l2-h264-enc\.h|rust/kernel/media/|rust/kernel/lib\.rs|drivers/media/platform/verisilicon/|drivers/media/v4l2-core/|drivers/media/test-drivers/hantro-h1-emu/)'
