@@ -25,11 +25,22 @@ for d in proc sys dev; do
 done
 mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
+# The control directory, first where the initramfs can read it, then at its
+# path in the host's root.
+mkdir -p /ctl
+mount -t 9p -o "$opts" ctl /ctl
+i=0
+while [ "$i" -lt "$(arg ro)" ]; do
+	path=$(cat "/ctl/ro$i")
+	mkdir -p "/host$path" 2>/dev/null
+	mount -t 9p -o "$opts,ro" "ro$i" "/host$path"
+	i=$((i + 1))
+done
 mkdir -p "/host$ctl"
-mount -t 9p -o "$opts" ctl "/host$ctl"
+mount -o bind /ctl "/host$ctl"
 i=0
 while [ "$i" -lt "$shares" ]; do
-	path=$(cat "/host$ctl/share$i")
+	path=$(cat "/ctl/share$i")
 	mkdir -p "/host$path" 2>/dev/null
 	mount -t 9p -o "$opts" "share$i" "/host$path"
 	i=$((i + 1))

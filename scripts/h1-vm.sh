@@ -121,6 +121,16 @@ for i in "${!shares[@]}"; do
 	echo "${shares[$i]}" >"$ctl/share$i"
 	virtfs+=(-virtfs "local,path=${shares[$i]},mount_tag=share$i,security_model=none")
 done
+# The guest's /tmp is its own; the project and the current directory stay
+# visible (read-only) at their paths wherever they are.
+ro=()
+for d in "$here" "$PWD"; do
+	case $d in /tmp/?* | /run/?*) ro+=("$d") ;; esac
+done
+for i in "${!ro[@]}"; do
+	echo "${ro[$i]}" >"$ctl/ro$i"
+	virtfs+=(-virtfs "local,path=${ro[$i]},mount_tag=ro$i,security_model=none,readonly=on,multidevs=remap")
+done
 
 # See kernel-check.sh: under TCG the guest needs the TSC's frequency.
 tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
@@ -128,7 +138,7 @@ tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 log "booting $release"
 timeout "${H1_VM_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -smp 2 -m 1536 -nographic -no-reboot \
 	-kernel "$vm/arch/x86/boot/bzImage" -initrd "$vm/initramfs.cpio.gz" "${virtfs[@]}" \
-	-append "console=ttyS0 panic=-1 tsc_early_khz=$tsc_khz tsc=reliable memmap=1M\$0x18000000 cma=256M h1vm.ctl=$ctl h1vm.shares=${#shares[@]}" \
+	-append "console=ttyS0 panic=-1 tsc_early_khz=$tsc_khz tsc=reliable memmap=1M\$0x18000000 cma=256M h1vm.ctl=$ctl h1vm.shares=${#shares[@]} h1vm.ro=${#ro[@]}" \
 	</dev/null >"$ctl/console" 2>&1 || true
 
 [ -f "$ctl/stdout" ] && cat "$ctl/stdout"
