@@ -25,26 +25,24 @@ for d in proc sys dev; do
 done
 mount -t tmpfs tmpfs /host/tmp
 mount -t tmpfs tmpfs /host/run
+# Mounts the $2 exports tagged $1N at the host paths in /ctl/$1N, options $3.
+mount_exports() {
+	i=0
+	while [ "$i" -lt "$2" ]; do
+		path=$(cat "/ctl/$1$i")
+		mkdir -p "/host$path" 2>/dev/null
+		mount -t 9p -o "$3" "$1$i" "/host$path"
+		i=$((i + 1))
+	done
+}
 # The control directory, first where the initramfs can read it, then at its
 # path in the host's root.
 mkdir -p /ctl
 mount -t 9p -o "$opts" ctl /ctl
-i=0
-while [ "$i" -lt "$(arg ro)" ]; do
-	path=$(cat "/ctl/ro$i")
-	mkdir -p "/host$path" 2>/dev/null
-	mount -t 9p -o "$opts,ro" "ro$i" "/host$path"
-	i=$((i + 1))
-done
+mount_exports ro "$(arg ro)" "$opts,ro"
 mkdir -p "/host$ctl"
 mount -o bind /ctl "/host$ctl"
-i=0
-while [ "$i" -lt "$shares" ]; do
-	path=$(cat "/ctl/share$i")
-	mkdir -p "/host$path" 2>/dev/null
-	mount -t 9p -o "$opts" "share$i" "/host$path"
-	i=$((i + 1))
-done
+mount_exports share "$shares" "$opts"
 out=/host$ctl
 
 fail() {
