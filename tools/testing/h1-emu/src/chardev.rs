@@ -35,22 +35,27 @@ pub struct DmaMap {
 unsafe impl PhysMap for DmaMap {
     fn map(&self, phys: u64, len: usize) -> Option<NonNull<u8>> {
         let off = libc::off_t::try_from(H1EMU_DMA_BASE.checked_add(phys)?).ok()?;
-        // SAFETY: a fresh mapping chosen by the kernel; no existing memory is affected.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                self.fd,
-                off,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return None;
-        }
-        NonNull::new(p.cast())
+        map_shared(self.fd, len, off)
     }
+}
+
+/// A new read-write MAP_SHARED mapping of `len` bytes of `fd` at `off`.
+fn map_shared(fd: RawFd, len: usize, off: libc::off_t) -> Option<NonNull<u8>> {
+    // SAFETY: a fresh mapping chosen by the kernel; no existing memory is affected.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            off,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    NonNull::new(p.cast())
 }
 
 /// The opened device: register window mapped, RAM mapped on demand.
@@ -72,24 +77,14 @@ impl EmuDevice {
             .write(true)
             .open(path)
             .map_err(context(format!("cannot open {}", path.display())))?;
-        // SAFETY: a fresh shared mapping of the device's register window.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                REG_WINDOW_LEN,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(context(format!(
-                "cannot map the register window of {}",
-                path.display()
-            ))(io::Error::last_os_error()));
-        }
-        let regs = NonNull::new(p.cast()).ok_or_else(|| io::Error::other("mmap returned NULL"))?;
+        let regs = map_shared(file.as_raw_fd(), REG_WINDOW_LEN, 0)
+            .ok_or_else(|| {
+                context(format!(
+                    "cannot map the register window of {}",
+                    path.display()
+                ))(io::Error::last_os_error())
+            })?
+            .cast();
         let mem = PhysMemory::new(DmaMap {
             fd: file.as_raw_fd(),
         });
