@@ -15,7 +15,8 @@
 # project's plugin). It prints the command's output and exits with its
 # status; 3 when the kernel log holds a WARNING, BUG, Oops, lockdep or KASAN
 # report, a kmemleak report, or "sleeping function called from invalid
-# context". H1_VM_DMESG=FILE keeps the guest's kernel log; H1_VM_EMU_ARGS
+# context". H1_VM_DMESG=FILE keeps the guest's kernel log, H1_VM_KMEMLEAK=FILE
+# what kmemleak reported after the command (two scans); H1_VM_EMU_ARGS
 # adds options to h1-emu (e.g. --fault-at 3:timeout --verbose), whose output
 # the command finds in $H1_EMU_LOG.
 #
@@ -145,6 +146,9 @@ timeout "${H1_VM_TIMEOUT:-1800}" qemu-system-x86_64 -accel tcg -smp 2 -m 1536 -n
 [ -f "$ctl/stderr" ] && cat "$ctl/stderr" >&2
 if [ -n "${H1_VM_DMESG:-}" ] && [ -f "$ctl/dmesg" ]; then
 	cp "$ctl/dmesg" "$H1_VM_DMESG"
+fi
+if [ -n "${H1_VM_KMEMLEAK:-}" ] && [ -f "$ctl/kmemleak" ]; then
+	cp "$ctl/kmemleak" "$H1_VM_KMEMLEAK"
 fi
 if [ ! -f "$ctl/status" ]; then
 	tail -40 "$ctl/console" >&2

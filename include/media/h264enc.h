@@ -641,9 +641,8 @@ int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
  * call meanwhile.
  *
  * Context: Any context, hard IRQ included: it does not sleep, allocate or take
- * locks. hantro calls it from its interrupt handler. The caller serializes it
- * with every other call on @ctx; calls on distinct contexts may run
- * concurrently.
+ * locks. The caller serializes it with every other call on @ctx; calls on
+ * distinct contexts may run concurrently.
  *
  * Return: 0, or a negative errno: -EINVAL for a null pointer, an uninitialized
  * context or more than 1024 NAL units, -EBUSY if no frame is planned, and for
@@ -771,7 +770,7 @@ int h264enc_get_stats(struct h264enc_ctx *ctx, struct h264enc_stats *stats);
  *
  * Context: Any context, hard IRQ included: it does not sleep, allocate or take
  * locks. It uses no context and no state, so it may run concurrently with any
- * call. hantro calls it from its interrupt handler.
+ * call.
  *
  * Return: @size, or a negative errno: -EINVAL for a null @buf or a @size under
  * 6, -ENOSPC if @len is less than @size.

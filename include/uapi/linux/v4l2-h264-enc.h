@@ -24,9 +24,6 @@
 #define V4L2_CTRL_TYPE_H264_ENCODE_RC		0x0211
 #define V4L2_CTRL_TYPE_H264_ENCODE_FEEDBACK	0x0212
 
-/* CAPTURE format: H.264 access units from a stateless encoder (Annex B). */
-#define V4L2_PIX_FMT_H264_SLICE_ENC	v4l2_fourcc('S', '2', '6', 'E')
-
 #define V4L2_CID_STATELESS_H264_ENCODE_PARAMS	(V4L2_CID_CODEC_STATELESS_BASE + 8)
 
 /* Code this frame as an IDR picture. */
@@ -97,6 +94,13 @@ struct v4l2_ctrl_h264_encode_rc {
  * @temporal_id: temporal layer of the frame.
  * @reserved0: must be zero.
  * @frame_num: frame_num of the frame's slices.
+ * @error: 0 for a coded frame. For a frame that failed, whose buffers come
+ *	back with V4L2_BUF_FLAG_ERROR, the positive errno of the reason:
+ *	ENOSPC the CAPTURE buffer cannot hold the frame, ETIMEDOUT the hardware
+ *	did not finish, EIO the hardware reported an error, EPROTO what the
+ *	hardware wrote is not the frame the driver asked for, ENOENT the
+ *	reference named by reference_ts is no longer held, EINVAL the frame
+ *	cannot be coded with its parameters.
  * @reserved: must be zero.
  *
  * The driver sets this control in the request of the frame when it completes;
@@ -117,7 +121,8 @@ struct v4l2_ctrl_h264_encode_feedback {
 	__u8 temporal_id;
 	__u8 reserved0;
 	__u32 frame_num;
-	__u32 reserved[4];
+	__u32 error;
+	__u32 reserved[3];
 };
 
 /*

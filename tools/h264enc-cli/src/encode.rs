@@ -34,6 +34,12 @@ pub struct EncodeArgs {
     pub ltr_period: u32,
     pub temporal_layers: u8,
     pub client_rc: bool,
+    /// Times a failed frame is queued again before the encode fails.
+    pub retries: u32,
+    /// Frames coded as IDR pictures on request.
+    pub force_idr: Vec<u64>,
+    /// (frame, bit rate): the bit rate changes before that frame.
+    pub bitrate_at: Vec<(u64, u64)>,
     pub frames: Option<u64>,
     pub device: String,
     pub recon: Option<String>,
@@ -104,6 +110,10 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         mb_h,
     } = configure(d, &cfg)?;
 
+    if !a.bitrate_at.is_empty() && (rc == RcMode::Cqp || a.client_rc) {
+        return Err("--bitrate-at needs in-kernel rate control (--rc cbr or vbr)".into());
+    }
+
     // Client-driven rate control runs the core's own frame controller in userspace.
     let mut client_rc = if a.client_rc {
         use h264enc::rc::frame::{FrameRc, FrameRcConfig};
@@ -155,12 +165,24 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         let mut i = 0u64;
         while a.frames.is_none_or(|n| i < n) && src.read_frame(&mut frame)? {
             let ts = i * 1_000_000_000 * u64::from(f.fps_den) / u64::from(f.fps_num);
-            let params = v4l2_ctrl_h264_encode_params::default();
+            let mut params = v4l2_ctrl_h264_encode_params::default();
+            if a.force_idr.contains(&i) {
+                params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
+            }
+            if let Some(&(_, rate)) = a.bitrate_at.iter().rfind(|(at, _)| *at == i) {
+                // VBR keeps its peak-to-average ratio.
+                let new_peak = (u128::from(rate) * u128::from(peak) / u128::from(bitrate.max(1)))
+                    .clamp(u128::from(rate), 400_000_000) as u32;
+                d.set_bitrate(rate as u32, new_peak)
+                    .map_err(|e| dev_err(&format!("the bit rate of frame {i}"), e))?;
+            }
             let mut rcc = v4l2_ctrl_h264_encode_rc::default();
             let mut target = 0;
             if let Some(c) = client_rc.as_mut() {
                 use h264enc::rc::{FrameInfo, RateController};
-                let intra = i == 0 || (a.gop > 0 && i.is_multiple_of(u64::from(a.gop)));
+                let intra = i == 0
+                    || (a.gop > 0 && i.is_multiple_of(u64::from(a.gop)))
+                    || a.force_idr.contains(&i);
                 let plan = c.plan(&FrameInfo {
                     intra,
                     ..Default::default()
@@ -169,18 +191,30 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 rcc.qp = plan.qp;
                 target = plan.target_bits;
             }
-            let t = std::time::Instant::now();
-            let done = d.encode(&frame, ts, &params, &rcc);
-            summary.encode_seconds += t.elapsed().as_secs_f64();
-            let done = done.map_err(|e| dev_err(&format!("frame {i}"), e))?;
-            if done.error != 0 {
-                return Err(format!(
+            // A failed frame leaves the stream as if it had not been queued:
+            // it may be queued again.
+            let mut tries = 0;
+            let done = loop {
+                let t = std::time::Instant::now();
+                let done = d.encode(&frame, ts, &params, &rcc);
+                summary.encode_seconds += t.elapsed().as_secs_f64();
+                let done = done.map_err(|e| dev_err(&format!("frame {i}"), e))?;
+                if done.error == 0 {
+                    break done;
+                }
+                let why = format!(
                     "frame {i} failed on the device: {}{}",
                     hantro_vdev::Errno(done.error),
                     d.last_log()
                         .map_or(String::new(), |m| format!(" (driver: {m})"))
-                ));
-            }
+                );
+                if tries == a.retries {
+                    return Err(why);
+                }
+                tries += 1;
+                summary.retried += 1;
+                eprintln!("h264enc: {why}; queued again ({tries} of {})", a.retries);
+            };
             if let Some(c) = client_rc.as_mut() {
                 use h264enc::rc::{FrameResult, RateController};
                 c.complete(&FrameResult {
@@ -306,6 +340,9 @@ mod tests {
             ltr_period: 0,
             temporal_layers: 1,
             client_rc: false,
+            retries: 0,
+            force_idr: Vec::new(),
+            bitrate_at: Vec::new(),
             frames: None,
             device: "/dev/video0".into(),
             recon: None,

@@ -115,6 +115,15 @@ struct EncodeCli {
     /// The CLI runs rate control and passes each frame's QP (client-driven mode).
     #[arg(long)]
     client_rc: bool,
+    /// Queue a frame the device fails again, up to N times (0: a failed frame ends the encode).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retries: u32,
+    /// Code these frames (numbered from 0, comma-separated) as IDR pictures.
+    #[arg(long, value_name = "FRAMES", value_delimiter = ',')]
+    force_idr: Vec<u64>,
+    /// From frame N on, target RATE bits/s (cbr, vbr; repeatable): frame N is an IDR picture with the new HRD.
+    #[arg(long, value_name = "N:RATE", value_parser = units::parse_bitrate_at)]
+    bitrate_at: Vec<(u64, u64)>,
     /// Encode at most N frames.
     #[arg(long)]
     frames: Option<u64>,
@@ -183,6 +192,9 @@ fn main() {
                 ltr_period: e.ltr_period,
                 temporal_layers: e.temporal_layers,
                 client_rc: e.client_rc,
+                retries: e.retries,
+                force_idr: e.force_idr,
+                bitrate_at: e.bitrate_at,
                 frames: e.frames,
                 device: e.device,
                 recon: e.recon,

@@ -28,6 +28,8 @@ pub struct Summary {
     pub seconds: f64,
     /// Time spent inside the device's encode calls (driver, core, hardware).
     pub encode_seconds: f64,
+    /// Frames the device failed and that were queued again (--retries).
+    pub retried: u32,
 }
 
 impl Summary {
@@ -41,6 +43,7 @@ impl Summary {
             frames: Vec::new(),
             seconds: 0.0,
             encode_seconds: 0.0,
+            retried: 0,
         }
     }
 
@@ -88,6 +91,9 @@ impl Summary {
             self.seconds,
             n as f64 / self.encode_seconds.max(1e-9),
         );
+        if self.retried > 0 {
+            let _ = writeln!(s, "  retried  {} failed frames queued again", self.retried);
+        }
         if self.bitrate > 0 {
             // Error measured after the first second, where the buffer has settled.
             let skip = (self.fps().round() as usize).min(n.saturating_sub(1));

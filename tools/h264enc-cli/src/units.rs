@@ -19,6 +19,17 @@ pub fn parse_bitrate(s: &str) -> Result<u64, String> {
     Ok(bits as u64)
 }
 
+/// Parses --bitrate-at N:RATE: a frame number and a bit rate.
+pub fn parse_bitrate_at(s: &str) -> Result<(u64, u64), String> {
+    let (n, rate) = s
+        .split_once(':')
+        .ok_or_else(|| format!("'{s}' is not N:RATE (example: 30:500k)"))?;
+    let n = n
+        .parse()
+        .map_err(|_| format!("'{n}' in '{s}' is not a frame number"))?;
+    Ok((n, parse_bitrate(rate)?))
+}
+
 /// CPB size: milliseconds at the peak rate, or bits with a k/M suffix.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CpbSize {

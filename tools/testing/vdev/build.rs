@@ -8,6 +8,7 @@ fn main() {
     let top = here.join("../../..").canonicalize().unwrap();
     let sources = [
         top.join("drivers/media/platform/verisilicon/hantro_h1_h264_enc.c"),
+        top.join("drivers/media/platform/verisilicon/hantro_h1_h264_enc_ctrls.c"),
         top.join("drivers/media/v4l2-core/v4l2-h264-enc-ctrls.c"),
         here.join("shim/shim.c"),
     ];

@@ -24,13 +24,6 @@
 /* Worst case of the H1's CAVLC/CABAC output, per macroblock, for sizing checks. */
 #define HANTRO_H264_ENC_MIN_BYTES_PER_MB	64
 
-static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
-{
-	s32 *v = hantro_get_ctrl(ctx, id);
-
-	return v ? *v : def;
-}
-
 static u32 mbs(u32 samples)
 {
 	return DIV_ROUND_UP(samples, 16);
@@ -52,103 +45,6 @@ static void hantro_h264_enc_free(struct hantro_ctx *ctx,
 	if (buf->cpu)
 		dma_free_coherent(ctx->dev->dev, buf->size, buf->cpu, buf->dma);
 	buf->cpu = NULL;
-}
-
-/* Builds the core's configuration from the formats and controls of @ctx. */
-static int hantro_h264_enc_config(struct hantro_ctx *ctx,
-				  struct h264enc_config *cfg)
-{
-	const struct v4l2_ctrl_h264_sps *sps;
-	const struct v4l2_ctrl_h264_pps *pps;
-	s32 mode, slice_mode, max_mb, cpb_kb;
-
-	sps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_SPS);
-	pps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_PPS);
-	if (!sps || !pps || v4l2_h264_enc_validate_sps(sps) ||
-	    v4l2_h264_enc_validate_pps(pps, sps))
-		return -EINVAL;
-	switch (ctx->src_fmt.pixelformat) {
-	case V4L2_PIX_FMT_NV12:
-	case V4L2_PIX_FMT_NV12M:
-	case V4L2_PIX_FMT_YUV420:
-	case V4L2_PIX_FMT_YUV420M:
-		break;
-	default:
-		/* The H1's packed 4:2:2 and RGB inputs are not wired up. */
-		return -EINVAL;
-	}
-
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->width = ctx->dst_fmt.width;
-	cfg->height = ctx->dst_fmt.height;
-	/* Frames per second: the inverse of the OUTPUT frame interval. */
-	cfg->fps_num = ctx->timeperframe.denominator;
-	cfg->fps_den = ctx->timeperframe.numerator;
-	cfg->profile_idc = sps->profile_idc;
-	cfg->level_idc = sps->level_idc;
-	cfg->poc_type = sps->pic_order_cnt_type;
-	cfg->log2_max_frame_num_minus4 = sps->log2_max_frame_num_minus4;
-	cfg->entropy_cabac = !!(pps->flags & V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE);
-	if (cfg->entropy_cabac)
-		cfg->cabac_init_idc =
-			hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
-					     0);
-	cfg->transform_8x8 = !!(pps->flags & V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE);
-	cfg->constrained_intra_pred =
-		!!(pps->flags & V4L2_H264_PPS_FLAG_CONSTRAINED_INTRA_PRED);
-	cfg->chroma_qp_index_offset = pps->chroma_qp_index_offset;
-
-	cfg->disable_deblocking_filter_idc =
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_MODE, 0);
-	cfg->slice_alpha_c0_offset_div2 =
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_ALPHA, 0);
-	cfg->slice_beta_offset_div2 =
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_BETA, 0);
-	slice_mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE, 0);
-	max_mb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB, 0);
-	if (slice_mode == V4L2_MPEG_VIDEO_MULTI_SLICE_MODE_MAX_MB && max_mb > 0)
-		/* The H1 cuts slices at macroblock rows. */
-		cfg->slice_mb_rows = max_t(u32, 1, max_mb / mbs(cfg->width));
-	cfg->idr_period = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 0);
-	cfg->temporal_layers =
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 1);
-	if (!cfg->temporal_layers)
-		cfg->temporal_layers = 1;
-	cfg->ltr_period =
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0);
-
-	cfg->qp_i = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP, 26);
-	cfg->qp_p = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP, 28);
-	cfg->qp_min = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MIN_QP, 0);
-	cfg->qp_max = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MAX_QP, 51);
-	cfg->max_qp_step = 4;
-	cfg->aud = 1;
-	cfg->max_refs_per_frame = 1;
-
-	if (!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 1)) {
-		cfg->rc_mode = H264ENC_RC_CLIENT;
-		return 0;
-	}
-	mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
-				    V4L2_MPEG_VIDEO_BITRATE_MODE_CQ);
-	switch (mode) {
-	case V4L2_MPEG_VIDEO_BITRATE_MODE_CBR:
-		cfg->rc_mode = H264ENC_RC_CBR;
-		cfg->filler = !!hantro_h264_enc_ctrl(ctx,
-				V4L2_CID_STATELESS_H264_ENCODE_FILLER, 0);
-		break;
-	case V4L2_MPEG_VIDEO_BITRATE_MODE_VBR:
-		cfg->rc_mode = H264ENC_RC_VBR;
-		break;
-	default:
-		cfg->rc_mode = H264ENC_RC_CQP;
-		return 0;
-	}
-	cfg->bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
-	cfg->max_bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
-	cpb_kb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE, 0);
-	cfg->cpb_size = cpb_kb > 0 ? (u32)cpb_kb * 8000 : 0;
-	return 0;
 }
 
 /*
@@ -178,25 +74,26 @@ static int hantro_h264_enc_cabac_table(u8 *table, u8 cabac_init_idc)
  *
  * Configures the Rust core from the formats and controls, and allocates the
  * reconstruction buffers, the NAL size table and, for CABAC, the context table.
+ * The controls of the configuration are grabbed until the session ends.
  *
  * Return: 0 or a negative errno.
  */
 int hantro_h1_h264_enc_init(struct hantro_ctx *ctx)
 {
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
-	struct h264enc_config cfg;
+	struct h264enc_config *cfg = &enc->cfg;
 	u32 w = mbs(ctx->dst_fmt.width), h = mbs(ctx->dst_fmt.height);
 	size_t rec_size = (size_t)w * h * 384;
 	unsigned int i;
 	int ret;
 
-	ret = hantro_h264_enc_config(ctx, &cfg);
+	ret = hantro_h1_h264_enc_config(ctx, cfg);
 	if (ret)
 		return ret;
 	enc->core = kzalloc(sizeof(*enc->core), GFP_KERNEL);
 	if (!enc->core)
 		return -ENOMEM;
-	ret = h264enc_init(enc->core, &cfg);
+	ret = h264enc_init(enc->core, cfg);
 	if (ret)
 		goto err_core;
 	ret = h264enc_num_rec_slots(enc->core);
@@ -213,16 +110,18 @@ int hantro_h1_h264_enc_init(struct hantro_ctx *ctx)
 	ret = hantro_h264_enc_alloc(ctx, &enc->nal_table, ALIGN((h + 1) * 4, 8));
 	if (ret)
 		goto err_bufs;
-	if (cfg.entropy_cabac) {
+	if (cfg->entropy_cabac) {
 		ret = hantro_h264_enc_alloc(ctx, &enc->cabac_table,
 					    H1_REG_CABAC_TBL_SIZE);
 		if (!ret)
 			ret = hantro_h264_enc_cabac_table(enc->cabac_table.cpu,
-							  cfg.cabac_init_idc);
+							  cfg->cabac_init_idc);
 		if (ret)
 			goto err_tables;
 	}
 	enc->pending = false;
+	enc->force_key_frame = false;
+	hantro_h1_h264_enc_grab_ctrls(ctx, true);
 	return 0;
 
 err_tables:
@@ -246,6 +145,7 @@ void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx)
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	unsigned int i;
 
+	hantro_h1_h264_enc_grab_ctrls(ctx, false);
 	for (i = 0; i < enc->num_rec; i++)
 		hantro_h264_enc_free(ctx, &enc->rec[i]);
 	enc->num_rec = 0;
@@ -495,22 +395,40 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
 			   H1_REG_H264_REF_MOD);
 }
 
+/*
+ * A failed frame: the stream state is as if it had not been queued, and its
+ * feedback gives the reason (@err, a negative errno).
+ */
+static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+
+	if (enc->pending) {
+		h264enc_abort_frame(enc->core);
+		enc->pending = false;
+	}
+	memset(&enc->feedback, 0, sizeof(enc->feedback));
+	enc->feedback.error = -err;
+	hantro_h1_h264_enc_set_feedback(ctx, &enc->feedback);
+}
+
 /**
  * hantro_h1_h264_enc_run() - encode the next frame
  * @ctx: the hantro context
  *
+ * Applies the frame's request, asks the core for the frame plan and programs
+ * it: the configuration is the one taken at VIDIOC_STREAMON.
+ *
  * Return: 0, or a negative errno when the frame cannot be started (the job
- * then ends with an error and the stream state is unchanged).
+ * then ends with an error, its feedback says why, and the stream state is
+ * unchanged).
  */
 int hantro_h1_h264_enc_run(struct hantro_ctx *ctx)
 {
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	struct hantro_dev *vpu = ctx->dev;
 	struct vb2_v4l2_buffer *src, *dst;
-	const struct v4l2_ctrl_h264_encode_params *params;
-	const struct v4l2_ctrl_h264_encode_rc *rc;
-	struct h264enc_frame_params fp = { 0 };
-	struct h264enc_config cfg;
+	struct h264enc_frame_params fp;
 	int ret;
 
 	src = hantro_get_src_buf(ctx);
@@ -522,40 +440,27 @@ int hantro_h1_h264_enc_run(struct hantro_ctx *ctx)
 		h264enc_abort_frame(enc->core);
 		enc->pending = false;
 	}
-	params = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_PARAMS);
-	rc = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_RC);
-	fp.timestamp = src->vb2_buf.timestamp;
-	if (params) {
-		if (params->flags & V4L2_H264_ENCODE_FLAG_FORCE_IDR)
-			fp.flags |= H264ENC_FRAME_FORCE_IDR;
-		if (params->flags & V4L2_H264_ENCODE_FLAG_SCENE_CHANGE)
-			fp.flags |= H264ENC_FRAME_SCENE_CHANGE;
-		if (params->flags & V4L2_H264_ENCODE_FLAG_REFERENCE_TS) {
-			fp.flags |= H264ENC_FRAME_REFERENCE_TS;
-			fp.reference_ts = params->reference_ts;
-		}
-	}
-	if (hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME, 0))
-		fp.flags |= H264ENC_FRAME_FORCE_IDR;
-	if (rc && (rc->flags & V4L2_H264_ENCODE_RC_FLAG_QP)) {
-		fp.flags |= H264ENC_FRAME_QP;
-		fp.qp = rc->qp;
-	}
-	ret = hantro_h264_enc_config(ctx, &cfg);
+	hantro_h1_h264_enc_frame_params(ctx, src, &fp);
+	ret = hantro_h1_h264_enc_update_bitrate(ctx);
 	if (!ret)
 		ret = h264enc_plan_frame(enc->core, &fp, &enc->plan);
 	if (ret)
 		goto err;
 	enc->pending = true;
 	ret = hantro_h264_enc_set_output(vpu, ctx, &dst->vb2_buf);
-	if (ret) {
-		h264enc_abort_frame(enc->core);
-		enc->pending = false;
+	if (ret)
 		goto err;
-	}
 	hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
-	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &cfg);
+	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &enc->cfg);
 	hantro_end_prepare_run(ctx);
+	/* As the JPEG encoder: bursts of 16, the byte order of the buses. */
+	vepu_write_relaxed(vpu, H1_REG_AXI_CTRL_OUTPUT_SWAP16 |
+			   H1_REG_AXI_CTRL_INPUT_SWAP16 |
+			   H1_REG_AXI_CTRL_BURST_LEN(16) |
+			   H1_REG_AXI_CTRL_OUTPUT_SWAP32 |
+			   H1_REG_AXI_CTRL_INPUT_SWAP32 |
+			   H1_REG_AXI_CTRL_OUTPUT_SWAP8 |
+			   H1_REG_AXI_CTRL_INPUT_SWAP8, H1_REG_AXI_CTRL);
 	vepu_write(vpu, H1_REG_ENC_CTRL_EN_BIT | H1_REG_ENC_CTRL_ENC_MODE_H264 |
 		   (enc->plan.slice_type == 2 ? H1_REG_ENC_PIC_INTRA :
 						H1_REG_ENC_PIC_INTER) |
@@ -566,7 +471,12 @@ int hantro_h1_h264_enc_run(struct hantro_ctx *ctx)
 	return 0;
 
 err:
-	hantro_end_prepare_run(ctx);
+	/*
+	 * No hantro_end_prepare_run(): it arms the watchdog, which would then
+	 * fire on a later frame. The request completes when the job finishes.
+	 */
+	dev_dbg(vpu->dev, "h264 encode: frame not started (%d)\n", ret);
+	hantro_h264_enc_fail(ctx, ret);
 	return ret;
 }
 
@@ -608,27 +518,13 @@ static int hantro_h264_enc_payload(size_t size, u32 header_bytes, u32 stream_bit
 	return header_bytes + stream_bits / 8;
 }
 
-static void hantro_h264_enc_set_feedback(struct hantro_ctx *ctx,
-					 const struct v4l2_ctrl_h264_encode_feedback *fb)
-{
-	struct v4l2_ctrl *ctrl;
-
-	ctrl = v4l2_ctrl_find(&ctx->ctrl_handler,
-			      V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK);
-	if (ctrl)
-		v4l2_ctrl_s_ctrl_compound(ctrl, V4L2_CTRL_TYPE_H264_ENCODE_FEEDBACK, fb);
-}
-
-/**
- * hantro_h1_h264_enc_done() - finish a frame the hardware completed
- * @ctx: the hantro context
- *
- * Hands the feedback registers, the slices and the NAL size table to the core,
- * which verifies them against the plan and updates the stream state; appends
- * the filler the core asks for and sets the payload, flags and feedback. A
- * frame the core refuses gets an empty payload and V4L2_BUF_FLAG_ERROR.
+/*
+ * A frame the hardware completed: hands the feedback registers, the slices and
+ * the NAL size table to the core, which verifies them against the plan and
+ * updates the stream state; appends the filler the core asks for and sets the
+ * payload, flags and feedback. Returns -EPROTO for a frame the core refuses.
  */
-void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
+static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 {
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	struct hantro_dev *vpu = ctx->dev;
@@ -644,7 +540,7 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	int ret, payload;
 
 	if (!enc->pending)
-		return;
+		return -EPROTO;
 	enc->pending = false;
 	hw.stream_bits = vepu_read(vpu, H1_REG_STR_BUF_LIMIT);
 	reg = vepu_read(vpu, H1_REG_MAD_CTRL);
@@ -672,10 +568,9 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 					     hw.stream_bits / 8, table, nals, &st);
 	}
 	if (ret) {
-		dev_warn(vpu->dev, "h264 encode: frame dropped (%d)\n", ret);
-		vb2_set_plane_payload(&dst->vb2_buf, 0, 0);
-		dst->flags |= V4L2_BUF_FLAG_ERROR;
-		return;
+		dev_warn(vpu->dev, "h264 encode: frame dropped, the hardware's output is not the plan's (%d)\n",
+			 ret);
+		return -EPROTO;
 	}
 	if (st.filler_bytes) {
 		ret = h264enc_write_filler(buf + payload, size - payload, st.filler_bytes);
@@ -702,23 +597,55 @@ void hantro_h1_h264_enc_done(struct hantro_ctx *ctx)
 	fb->nal_ref_idc = st.nal_ref_idc;
 	fb->temporal_id = st.temporal_id;
 	fb->frame_num = enc->plan.frame_num;
-	hantro_h264_enc_set_feedback(ctx, fb);
+	hantro_h1_h264_enc_set_feedback(ctx, fb);
+	return 0;
 }
 
 /**
- * hantro_h1_h264_enc_reset() - the hardware was reset (timeout, error)
+ * hantro_h1_h264_enc_finish() - finish a frame after the hardware's interrupt
+ * @ctx: the hantro context
+ * @result: VB2_BUF_STATE_DONE if the hardware reported a finished frame
+ *
+ * Context: Process context (hantro's done work item): it sets controls.
+ *
+ * Return: the state of the job's buffers: VB2_BUF_STATE_DONE, or
+ * VB2_BUF_STATE_ERROR with an empty CAPTURE buffer when the hardware reported
+ * an error or the core refused its output; the feedback then says why.
+ */
+enum vb2_buffer_state hantro_h1_h264_enc_finish(struct hantro_ctx *ctx,
+						enum vb2_buffer_state result)
+{
+	struct vb2_v4l2_buffer *dst = hantro_get_dst_buf(ctx);
+	u32 status = ctx->dev->enc_irq_status;
+	int ret;
+
+	if (result == VB2_BUF_STATE_DONE) {
+		ret = hantro_h264_enc_done(ctx);
+	} else {
+		ret = status & H1_REG_INTERRUPT_BUFFER_FULL ? -ENOSPC : -EIO;
+		dev_warn(ctx->dev->dev, "h264 encode: the hardware reported an error (status %#x)\n",
+			 status);
+	}
+	if (!ret)
+		return VB2_BUF_STATE_DONE;
+	hantro_h264_enc_fail(ctx, ret);
+	vb2_set_plane_payload(&dst->vb2_buf, 0, 0);
+	return VB2_BUF_STATE_ERROR;
+}
+
+/**
+ * hantro_h1_h264_enc_reset() - the hardware did not finish in time
  * @ctx: the hantro context
  *
- * Drops the frame in flight; the stream continues from the last good frame.
+ * Context: Process context (hantro's watchdog work item): it sets controls.
+ *
+ * Drops the frame in flight, whose feedback says ETIMEDOUT; the stream
+ * continues from the last good frame.
  */
 void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx)
 {
-	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
-
-	if (enc->pending) {
-		h264enc_abort_frame(enc->core);
-		enc->pending = false;
-	}
+	vb2_set_plane_payload(&hantro_get_dst_buf(ctx)->vb2_buf, 0, 0);
+	hantro_h264_enc_fail(ctx, -ETIMEDOUT);
 }
 
 #if IS_ENABLED(CONFIG_VIDEO_HANTRO_H264_ENC_KUNIT_TEST)

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 #include <linux/v4l2-h264-enc.h>
 #include <media/h264enc.h>
+#include <media/videobuf2-core.h>
 
 struct hantro_ctx;
 
@@ -37,6 +38,11 @@ struct hantro_h264_enc_buf {
  * @header_bytes: bytes the core wrote at the start of the CAPTURE buffer
  * @hw_offset: 8-byte aligned offset where the hardware writes
  * @pending: a frame was planned and not yet completed or aborted
+ * @force_key_frame: V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME was pressed since the
+ *	last frame was planned
+ * @cfg: the stream's configuration, taken from the formats and controls at
+ *	VIDIOC_STREAMON (those controls are grabbed while streaming), with the
+ *	bit rates the core runs at
  * @feedback: what the last frame gave, for V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK
  */
 struct hantro_h264_enc_hw_ctx {
@@ -49,13 +55,31 @@ struct hantro_h264_enc_hw_ctx {
 	u32 header_bytes;
 	u32 hw_offset;
 	bool pending;
+	bool force_key_frame;
+	struct h264enc_config cfg;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
 };
+
+struct media_request;
 
 int hantro_h1_h264_enc_init(struct hantro_ctx *ctx);
 void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx);
 int hantro_h1_h264_enc_run(struct hantro_ctx *ctx);
-void hantro_h1_h264_enc_done(struct hantro_ctx *ctx);
+enum vb2_buffer_state hantro_h1_h264_enc_finish(struct hantro_ctx *ctx,
+						enum vb2_buffer_state result);
 void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx);
+
+/* hantro_h1_h264_enc_ctrls.c */
+struct vb2_v4l2_buffer;
+int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg);
+void hantro_h1_h264_enc_grab_ctrls(struct hantro_ctx *ctx, bool grab);
+void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,
+				     const struct vb2_v4l2_buffer *src,
+				     struct h264enc_frame_params *fp);
+int hantro_h1_h264_enc_update_bitrate(struct hantro_ctx *ctx);
+void hantro_h1_h264_enc_set_feedback(struct hantro_ctx *ctx,
+				     const struct v4l2_ctrl_h264_encode_feedback *fb);
+int hantro_h1_h264_enc_request_validate(struct media_request *req);
+void hantro_h1_h264_enc_force_key_frame(struct hantro_ctx *ctx);
 
 #endif /* HANTRO_H1_H264_ENC_H_ */

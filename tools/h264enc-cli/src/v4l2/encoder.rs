@@ -12,8 +12,8 @@ use hantro_vdev::uapi::{
     V4L2_CID_STATELESS_H264_ENCODE_RC,
 };
 
-/// V4L2_PIX_FMT_H264_SLICE_ENC of `include/uapi/linux/v4l2-h264-enc.h`.
-pub const PIX_FMT_H264_SLICE_ENC: u32 = fourcc(b"S26E");
+/// V4L2_PIX_FMT_H264: the CAPTURE format of a stateless H.264 encoder.
+pub const PIX_FMT_H264: u32 = fourcc(b"H264");
 const OUTPUT: u32 = V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
 const CAPTURE: u32 = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
 /// How long a request may take before the frame is declared lost.
@@ -491,7 +491,7 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         let mut pm = v4l2_pix_format_mplane {
             width,
             height,
-            pixelformat: PIX_FMT_H264_SLICE_ENC,
+            pixelformat: PIX_FMT_H264,
             num_planes: 1,
             ..Default::default()
         };
@@ -504,9 +504,9 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         let (gw, gh, gfmt, np) = (got.width, got.height, got.pixelformat, got.num_planes);
         // A driver that codes whole macroblocks may round the CAPTURE size up
         // (hantro does); the visible size is then the OUTPUT crop rectangle.
-        if gfmt != PIX_FMT_H264_SLICE_ENC || np != 1 || gw < width || gh < height {
+        if gfmt != PIX_FMT_H264 || np != 1 || gw < width || gh < height {
             return Err(format!(
-                "{}: the device offers {gw}x{gh} {} in {np} plane(s) for CAPTURE, not {width}x{height} S26E in one",
+                "{}: the device offers {gw}x{gh} {} in {np} plane(s) for CAPTURE, not {width}x{height} H264 in one",
                 self.path,
                 fourcc_name(gfmt)
             ));
@@ -722,16 +722,22 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         }
         // SAFETY: the mapping is live and `len` bytes long; the range is checked above.
         let payload = unsafe { std::slice::from_raw_parts(m.ptr, m.len) }[start..used].to_vec();
-        let error = cb.flags & V4L2_BUF_FLAG_ERROR != 0;
-        if error {
+        // A failed frame's feedback gives the reason; a driver that leaves it 0 says EIO.
+        let error = match (cb.flags & V4L2_BUF_FLAG_ERROR != 0, fb.error) {
+            (false, _) => 0,
+            (true, 0) => -libc::EIO,
+            (true, e) => -(e.min(4095) as i32),
+        };
+        if error != 0 {
             self.last_error = Some(format!(
-                "the CAPTURE buffer of timestamp {timestamp} came back with V4L2_BUF_FLAG_ERROR"
+                "the CAPTURE buffer of timestamp {timestamp} came back with V4L2_BUF_FLAG_ERROR, feedback error {}",
+                fb.error
             ));
         }
         Ok(Completed {
             payload,
             flags: cb.flags,
-            error: if error { -libc::EIO } else { 0 },
+            error,
             feedback: fb,
             rec_slot: 0,
         })

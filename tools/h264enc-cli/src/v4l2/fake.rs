@@ -5,14 +5,14 @@
 //! recorded, and carried out on the virtual device.
 //!
 //! The formats are hantro's for an H1 encoder (`stm32mp25_venc_fmts`; the
-//! RK3288's `rk3288_vpu_enc_fmts` has the same source formats and S26E sizes,
+//! RK3288's `rk3288_vpu_enc_fmts` has the same source formats and H264 sizes,
 //! other JPEG sizes), as `hantro_try_fmt` answers VIDIOC_S_FMT: it adjusts
 //! and never fails. A node opens with JPEG at 96x96 and YM12 at that size.
 //!
-//! * CAPTURE (coded): `V4L2_PIX_FMT_H264_SLICE_ENC` ('S26E') or, for any
+//! * CAPTURE (coded): `V4L2_PIX_FMT_H264` or, for any
 //!   other fourcc, the first coded format of the list, JPEG; one plane; the
 //!   size clamped to the format's `frmsize` and rounded up to it
-//!   (S26E: width 96..4080, height 48..4080, both multiples of 16;
+//!   (H264: width 96..4080, height 48..4080, both multiples of 16;
 //!   JPEG: 96..4096 x 96..2304, multiples of 16); the client's `sizeimage`,
 //!   or the format's header size + width x height x 2 when it passes 0.
 //!   Setting it resets the OUTPUT format to the default at the coded size,
@@ -182,7 +182,7 @@ impl FakeKernel {
         let line = match f.type_ {
             CAPTURE => {
                 // hantro_set_fmt_cap(), then hantro_try_fmt() for a coded format.
-                let pixelformat = if asked == S26E || asked == JPEG {
+                let pixelformat = if asked == H264 || asked == JPEG {
                     asked
                 } else {
                     JPEG
@@ -543,7 +543,7 @@ impl FakeKernel {
         let Some(fmt) = self.out_fmt.layout() else {
             return Err(libc::EINVAL);
         };
-        if c.pixelformat != S26E {
+        if c.pixelformat != H264 {
             return Err(libc::EINVAL);
         }
         let (w, h) = c.visible;
@@ -590,11 +590,11 @@ impl FakeKernel {
         self.frames += 1;
         let done = self
             .dev
-            .encode(
+            .encode_request(
                 &frame,
                 ts_ns(self.req.timestamp),
-                &self.req.params.unwrap_or_default(),
-                &self.req.rc.unwrap_or_default(),
+                self.req.params.as_ref(),
+                self.req.rc.as_ref(),
             )
             .map_err(|e| -e.0)?;
         if done.payload.len() > self.cap_mem.len() {

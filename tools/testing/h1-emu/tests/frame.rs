@@ -248,6 +248,7 @@ fn program(frame: usize, cabac: bool) -> Vec<(usize, u32)> {
         (ENC_CTRL3, CTRL3_MUTIMV_EN),
         (QP_VAL, (28 << QP_VAL_LUM_SHIFT) | (51 << QP_VAL_MAX_SHIFT)),
         (H264_SLICE_EXT, 1 | (12 << EXT_LOG2_MAX_FRAME_NUM_M4_SHIFT)),
+        (AXI_CTRL, AXI_CPU_BYTE_ORDER),
     ];
     let pic = if intra { PIC_INTRA } else { PIC_INTER };
     w.push((
@@ -402,6 +403,20 @@ fn frames_over_the_fake_device_are_the_models_byte_for_byte() {
         let (windows, pages) = b.dev.mem.mapped();
         assert_eq!(windows, 2);
         assert!((1..=3).contains(&pages), "{pages} pages");
+    }
+}
+
+#[test]
+fn a_frame_without_the_cpu_byte_order_is_refused() {
+    // The swaps the driver must program (AXI_CTRL); the IRQ handler clears them.
+    for axi in [0, AXI_CPU_BYTE_ORDER & !AXI_OUTPUT_SWAP8] {
+        let mut b = Bench::new();
+        let mut emu = Emulator::default();
+        b.program(0, false, &[(AXI_CTRL, axi)]);
+        let f = emu.step(&mut b.dev).unwrap().unwrap();
+        let irq = b.dev.reg(INTERRUPT);
+        assert_eq!(irq, IRQ_BIT | IRQ_CONFIG_ERROR, "AXI_CTRL {axi:#x}");
+        assert_eq!(f.stream_bytes, 0);
     }
 }
 

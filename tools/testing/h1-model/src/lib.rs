@@ -101,6 +101,11 @@ impl H1 {
         if (ctrl >> ENC_CTRL_MODE_SHIFT) & 3 != ENC_MODE_H264 {
             return Err(IRQ_CONFIG_ERROR);
         }
+        // Other swaps would scramble every word the core reads or writes: the
+        // model refuses them rather than code garbage.
+        if regs.read(AXI_CTRL) & AXI_CPU_BYTE_ORDER != AXI_CPU_BYTE_ORDER {
+            return Err(IRQ_CONFIG_ERROR);
+        }
         let mb_w = regs.field(ENC_CTRL, ENC_CTRL_WIDTH_SHIFT, 9) as usize;
         let mb_h = regs.field(ENC_CTRL, ENC_CTRL_HEIGHT_SHIFT, 9) as usize;
         if mb_w == 0

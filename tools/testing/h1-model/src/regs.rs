@@ -41,6 +41,19 @@ registers! {
     /// Model-specific: a register combination the model cannot code (an invalid configuration).
     pub const IRQ_CONFIG_ERROR: u32 = 1 << 7 => Model("the model's own status, no silicon has it");
 
+    pub const AXI_CTRL: usize = 0x008 => Is("H1_REG_AXI_CTRL");
+    pub const AXI_OUTPUT_SWAP16: u32 = 1 << 15 => Is("H1_REG_AXI_CTRL_OUTPUT_SWAP16");
+    pub const AXI_INPUT_SWAP16: u32 = 1 << 14 => Is("H1_REG_AXI_CTRL_INPUT_SWAP16");
+    pub const AXI_OUTPUT_SWAP32: u32 = 1 << 3 => Is("H1_REG_AXI_CTRL_OUTPUT_SWAP32");
+    pub const AXI_INPUT_SWAP32: u32 = 1 << 2 => Is("H1_REG_AXI_CTRL_INPUT_SWAP32");
+    pub const AXI_OUTPUT_SWAP8: u32 = 1 << 1 => Is("H1_REG_AXI_CTRL_OUTPUT_SWAP8");
+    pub const AXI_INPUT_SWAP8: u32 = 1 << 0 => Is("H1_REG_AXI_CTRL_INPUT_SWAP8");
+    /// Model-specific: every swap of both directions, the byte order of a
+    /// little-endian CPU's buffers, the only one the model reads and writes.
+    pub const AXI_CPU_BYTE_ORDER: u32 = AXI_OUTPUT_SWAP16 | AXI_INPUT_SWAP16 | AXI_OUTPUT_SWAP32
+        | AXI_INPUT_SWAP32 | AXI_OUTPUT_SWAP8 | AXI_INPUT_SWAP8
+        => Model("the swaps the JPEG encoder and the H.264 backend program");
+
     pub const ADDR_OUTPUT_STREAM: usize = 0x014 => Is("H1_REG_ADDR_OUTPUT_STREAM");
     pub const ADDR_OUTPUT_CTRL: usize = 0x018 => Is("H1_REG_ADDR_OUTPUT_CTRL");
     pub const ADDR_REF_LUMA: usize = 0x01c => Is("H1_REG_ADDR_REF_LUMA");

@@ -14,6 +14,7 @@ struct vdev {
 	struct device device;
 	struct hantro_dev vpu;
 	struct hantro_ctx ctx;
+	struct vb2_queue src_queue;
 	struct vb2_v4l2_buffer src, dst;
 	void *host;
 	bool started;
@@ -96,6 +97,12 @@ static struct v4l2_ctrl *add_ctrl(struct vdev *v, u32 id, u32 type, void *p, u32
 	return c;
 }
 
+/* A control the request @h sets (its value is applied when the job runs). */
+static void add_ctrl_to(struct v4l2_ctrl_handler *h, u32 id)
+{
+	h->ctrls[h->count++].id = id;
+}
+
 /* Integer controls the backend reads, with their ranges. */
 static const struct {
 	u32 id;
@@ -136,6 +143,9 @@ struct vdev *vdev_create(void *host)
 	v->vpu.host = host;
 	v->ctx.dev = &v->vpu;
 	v->ctx.src = &v->src;
+	v->src_queue.drv_priv = &v->ctx;
+	v->src.vb2_buf.vb2_queue = &v->src_queue;
+	v->src.vb2_buf.req_obj.is_buffer = true;
 	v->ctx.dst = &v->dst;
 	v->ctx.timeperframe.numerator = 1;
 	v->ctx.timeperframe.denominator = 30;
@@ -208,7 +218,7 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	src->plane_fmt[0].sizeimage = width * height * 3 / 2;
 	dst->width = width;
 	dst->height = height;
-	dst->pixelformat = V4L2_PIX_FMT_H264_SLICE_ENC;
+	dst->pixelformat = V4L2_PIX_FMT_H264;
 	dst->num_planes = 1;
 	v->fourcc = fourcc;
 	v->in_size = (size_t)width * height * 3 / 2;
@@ -227,16 +237,15 @@ int vdev_set_ctrl(struct vdev *v, u32 id, const void *data, u32 size)
 		return -EINVAL;
 	if (id == V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK)
 		return -EACCES;
+	/* v4l2-ctrls-api.c: a grabbed control is busy before it is validated. */
+	if (c->grabbed)
+		return -EBUSY;
 	switch (c->type) {
 	case V4L2_CTRL_TYPE_H264_SPS:
 		ret = v4l2_h264_enc_validate_sps(data);
-		if (!ret && v->started)
-			ret = -EBUSY;
 		break;
 	case V4L2_CTRL_TYPE_H264_PPS:
 		ret = v4l2_h264_enc_validate_pps(data, &v->sps);
-		if (!ret && v->started)
-			ret = -EBUSY;
 		break;
 	case V4L2_CTRL_TYPE_H264_ENCODE_PARAMS:
 	case V4L2_CTRL_TYPE_H264_ENCODE_RC:
@@ -257,6 +266,9 @@ int vdev_set_ctrl(struct vdev *v, u32 id, const void *data, u32 size)
 	if (ret)
 		return ret;
 	memcpy(c->p_cur.p, data, size);
+	/* hantro_drv.c's s_ctrl: the button is noted for the next frame. */
+	if (id == V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME)
+		hantro_h1_h264_enc_force_key_frame(&v->ctx);
 	return 0;
 }
 
@@ -273,11 +285,17 @@ int vdev_start(struct vdev *v)
 	return 0;
 }
 
+/* As VIDIOC_S_EXT_CTRLS while streaming: the driver applies it at the next frame. */
 int vdev_set_bitrate(struct vdev *v, u32 bitrate, u32 peak)
 {
+	int ret;
+
 	if (!v->started)
 		return -EINVAL;
-	return h264enc_set_bitrate(v->ctx.h264_enc.core, bitrate, peak);
+	ret = vdev_set_ctrl(v, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, &peak, sizeof(peak));
+	if (!ret)
+		ret = vdev_set_ctrl(v, V4L2_CID_MPEG_VIDEO_BITRATE, &bitrate, sizeof(bitrate));
+	return ret;
 }
 
 static int ensure_buf(struct vdev *v, struct vb2_buffer *b, size_t size)
@@ -298,22 +316,44 @@ int vdev_encode(struct vdev *v, const u8 *frame, u32 frame_len, u64 timestamp,
 		const struct v4l2_ctrl_h264_encode_rc *rc,
 		u8 *out, u32 out_size, struct vdev_result *res)
 {
-	static const struct v4l2_ctrl_h264_encode_params no_params;
-	static const struct v4l2_ctrl_h264_encode_rc no_rc;
+	struct media_request req;
+	struct v4l2_ctrl_handler *req_hdl;
+	enum vb2_buffer_state state;
 	u32 status;
-	int ret;
+	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (!v->started || frame_len != v->in_size)
 		return -EINVAL;
-	/* The request's controls are validated before anything reaches the hardware. */
-	ret = vdev_set_ctrl(v, V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
-			    params ? params : &no_params, sizeof(*params));
-	if (!ret)
-		ret = vdev_set_ctrl(v, V4L2_CID_STATELESS_H264_ENCODE_RC, rc ? rc : &no_rc,
-				    sizeof(*rc));
+	/*
+	 * The request: the source buffer and the per-frame controls it sets
+	 * (a null pointer: left out). Their values are validated when set,
+	 * the request when queued: before anything reaches the hardware.
+	 */
+	if (params)
+		ret = v4l2_h264_enc_validate_compound(V4L2_CTRL_TYPE_H264_ENCODE_PARAMS, params);
+	if (!ret && rc)
+		ret = v4l2_h264_enc_validate_compound(V4L2_CTRL_TYPE_H264_ENCODE_RC, rc);
 	if (ret)
 		return ret;
+	req_hdl = calloc(1, sizeof(*req_hdl));
+	if (!req_hdl)
+		return -ENOMEM;
+	req_hdl->req_parent = &v->ctx.ctrl_handler;
+	if (params)
+		add_ctrl_to(req_hdl, V4L2_CID_STATELESS_H264_ENCODE_PARAMS);
+	if (rc)
+		add_ctrl_to(req_hdl, V4L2_CID_STATELESS_H264_ENCODE_RC);
+	INIT_LIST_HEAD(&req.objects);
+	list_add(&req_hdl->req_obj.list, &req.objects);
+	list_add(&v->src.vb2_buf.req_obj.list, &req.objects);
+	ret = hantro_h1_h264_enc_request_validate(&req);
+	free(req_hdl);
+	if (ret)
+		return ret;
+	/* v4l2_ctrl_request_setup() when the job runs. */
+	memcpy(&v->params, params, sizeof(v->params));
+	memcpy(&v->rc, rc, sizeof(v->rc));
 	ret = ensure_buf(v, &v->src.vb2_buf, v->in_size);
 	if (!ret)
 		ret = ensure_buf(v, &v->dst.vb2_buf, out_size);
@@ -327,38 +367,36 @@ int vdev_encode(struct vdev *v, const u8 *frame, u32 frame_len, u64 timestamp,
 
 	ret = hantro_h1_h264_enc_run(&v->ctx);
 	if (ret) {
-		res->error = ret;
+		state = VB2_BUF_STATE_ERROR;
+	} else {
+		/* The interrupt handler of the H1 (rockchip_vpu_hw.c) in userspace. */
+		status = vdev_host_reg_read(v->host, H1_REG_INTERRUPT);
+		v->vpu.enc_irq_status = status;
+		vdev_host_reg_write(v->host, H1_REG_INTERRUPT, 0);
+		vdev_host_reg_write(v->host, H1_REG_AXI_CTRL, 0);
+		if (!(status & H1_REG_INTERRUPT_BIT)) {
+			/* No interrupt: the watchdog fires, resets the core and the job fails. */
+			hantro_h1_h264_enc_reset(&v->ctx);
+			state = VB2_BUF_STATE_ERROR;
+		} else {
+			/* hantro's done work item. */
+			state = hantro_h1_h264_enc_finish(&v->ctx, (status & H1_REG_INTERRUPT_FRAME_RDY) ?
+							  VB2_BUF_STATE_DONE : VB2_BUF_STATE_ERROR);
+		}
+	}
+	res->feedback = v->feedback;
+	if (state == VB2_BUF_STATE_ERROR) {
+		/* vb2_buffer_done(VB2_BUF_STATE_ERROR) */
+		res->error = -(int)v->feedback.error;
 		res->flags = V4L2_BUF_FLAG_ERROR;
 		return 0;
 	}
-	/* The interrupt handler of the H1 (rockchip_vpu_hw.c) in userspace. */
-	status = vdev_host_reg_read(v->host, H1_REG_INTERRUPT);
-	vdev_host_reg_write(v->host, H1_REG_INTERRUPT, 0);
-	if (!(status & H1_REG_INTERRUPT_BIT)) {
-		/* No interrupt: the watchdog fires, resets the core and the job fails. */
-		hantro_h1_h264_enc_reset(&v->ctx);
-		res->error = -ETIMEDOUT;
-		res->flags = V4L2_BUF_FLAG_ERROR;
-		return 0;
-	}
-	if (!(status & H1_REG_INTERRUPT_FRAME_RDY)) {
-		hantro_h1_h264_enc_reset(&v->ctx);
-		res->error = (status & H1_REG_INTERRUPT_BUFFER_FULL) ? -ENOSPC : -EIO;
-		res->flags = V4L2_BUF_FLAG_ERROR;
-		return 0;
-	}
-	hantro_h1_h264_enc_done(&v->ctx);
 	res->flags = v->dst.flags;
 	res->payload = v->dst.vb2_buf.planes[0].payload;
 	res->rec_slot = v->ctx.h264_enc.plan.rec_slot;
-	if (res->flags & V4L2_BUF_FLAG_ERROR) {
-		res->error = -EPROTO;
-		return 0;
-	}
 	if (res->payload > out_size)
 		return -EOVERFLOW;
 	memcpy(out, v->dst.vb2_buf.planes[0].cpu, res->payload);
-	res->feedback = v->feedback;
 	return 0;
 }
 

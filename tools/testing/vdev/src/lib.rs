@@ -212,10 +212,25 @@ impl VirtualDevice {
         params: &uapi::v4l2_ctrl_h264_encode_params,
         rc: &uapi::v4l2_ctrl_h264_encode_rc,
     ) -> Result<Completed, Errno> {
+        self.encode_request(frame, timestamp, Some(params), Some(rc))
+    }
+
+    /// As [`Self::encode`], with the per-frame controls the request leaves
+    /// out as `None` (the driver refuses such a request with `ENOENT`).
+    pub fn encode_request(
+        &mut self,
+        frame: &[u8],
+        timestamp: u64,
+        params: Option<&uapi::v4l2_ctrl_h264_encode_params>,
+        rc: Option<&uapi::v4l2_ctrl_h264_encode_rc>,
+    ) -> Result<Completed, Errno> {
+        let params = params.map_or(std::ptr::null(), |p| p as *const _);
+        let rc = rc.map_or(std::ptr::null(), |r| r as *const _);
         let mut out = std::mem::take(&mut self.out);
         out.resize(self.out_size as usize, 0);
         let mut res = uapi::vdev_result::default();
-        // SAFETY: all pointers are valid for the sizes given.
+        // SAFETY: all pointers are valid for the sizes given; `params` and
+        // `rc` may be null, which the shim takes as left out of the request.
         let ret = check(unsafe {
             uapi::vdev_encode(
                 self.dev,

@@ -337,6 +337,11 @@ fn run_with_faults(faults: &[(usize, Fault)], n: usize) -> (Vec<u8>, Vec<u8>, Ve
             .encode(f, i as u64 * 1000, &Default::default(), &Default::default())
             .unwrap();
         errors.push(c.error);
+        assert_eq!(
+            -(c.feedback.error as i32),
+            c.error,
+            "frame {i}: the feedback gives the reason"
+        );
         if c.error == 0 {
             stream.extend_from_slice(&c.payload);
             recon.extend_from_slice(&d.recon(c.rec_slot).unwrap());

@@ -285,8 +285,8 @@ pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len:
 /// # Context
 ///
 /// Any context, hard IRQ included: it does not sleep, allocate or take locks.
-/// hantro calls it from its interrupt handler. The caller serializes it with
-/// every other call on `ctx`; calls on distinct contexts may run concurrently.
+/// The caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
 ///
 /// # Return
 ///
@@ -507,7 +507,6 @@ pub unsafe extern "C" fn h264enc_get_stats(ctx: *mut Ctx, stats: *mut Stats) -> 
 ///
 /// Any context, hard IRQ included: it does not sleep, allocate or take locks.
 /// It uses no context and no state, so it may run concurrently with any call.
-/// hantro calls it from its interrupt handler.
 ///
 /// # Return
 ///

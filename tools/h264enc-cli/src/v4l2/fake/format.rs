@@ -6,7 +6,7 @@ use crate::device::PixelFormat;
 
 pub(super) const MB: u32 = 16;
 
-pub(super) const S26E: u32 = fourcc(b"S26E");
+pub(super) const H264: u32 = fourcc(b"H264");
 pub(super) const JPEG: u32 = fourcc(b"JPEG");
 pub(super) const YM12: u32 = fourcc(b"YM12");
 pub(super) const NM12: u32 = fourcc(b"NM12");
@@ -16,8 +16,8 @@ pub(super) const UYVY: u32 = fourcc(b"UYVY");
 /// struct v4l2_frmsize_stepwise of a coded format: min, max and step of
 /// width, then of height.
 pub(super) type FrmSize = [u32; 6];
-/// V4L2_PIX_FMT_H264_SLICE_ENC in stm32mp25_venc_fmts and rk3288_vpu_enc_fmts.
-pub(super) const S26E_FRMSIZE: FrmSize = [96, 4080, MB, 48, 4080, MB];
+/// V4L2_PIX_FMT_H264 in stm32mp25_venc_fmts and rk3288_vpu_enc_fmts.
+pub(super) const H264_FRMSIZE: FrmSize = [96, 4080, MB, 48, 4080, MB];
 /// V4L2_PIX_FMT_JPEG in stm32mp25_venc_fmts (FMT_4K_WIDTH x FMT_4K_HEIGHT).
 pub(super) const JPEG_FRMSIZE: FrmSize = [96, 4096, MB, 96, 2304, MB];
 /// JPEG_HEADER_SIZE of hantro_jpeg.h, the JPEG format's header_size.
@@ -50,8 +50,8 @@ pub(super) struct CapFormat {
 
 impl CapFormat {
     pub(super) fn frmsize(&self) -> &'static FrmSize {
-        if self.pixelformat == S26E {
-            &S26E_FRMSIZE
+        if self.pixelformat == H264 {
+            &H264_FRMSIZE
         } else {
             &JPEG_FRMSIZE
         }

@@ -120,9 +120,9 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
         };
         let aligned = (w, h) != (176, 144);
         let want = [
-            format!("VIDIOC_S_FMT CAPTURE S26E {w}x{h}")
+            format!("VIDIOC_S_FMT CAPTURE H264 {w}x{h}")
                 + if aligned {
-                    " -> S26E 208x128 1 planes"
+                    " -> H264 208x128 1 planes"
                 } else {
                     ""
                 },
@@ -167,6 +167,39 @@ fn raw_buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
 /// A client that knows only single-plane sources (the CLI before it
 /// spoke hantro's formats) is refused at every step where the kernel
 /// refuses it: the model cannot silently take one-plane buffers again.
+/// Sets both per-frame controls, all zero, in request `fd`.
+fn set_per_frame_ctrls(k: &mut FakeKernel, fd: i32) {
+    let mut p = v4l2_ctrl_h264_encode_params::default();
+    let mut r = hantro_vdev::uapi::v4l2_ctrl_h264_encode_rc::default();
+    let mut ctrls = [
+        v4l2_ext_control {
+            id: V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
+            size: std::mem::size_of_val(&p) as u32,
+            __bindgen_anon_1: v4l2_ext_control__bindgen_ty_1 {
+                p_u8: (&mut p as *mut v4l2_ctrl_h264_encode_params).cast(),
+            },
+            ..Default::default()
+        },
+        v4l2_ext_control {
+            id: V4L2_CID_STATELESS_H264_ENCODE_RC,
+            size: std::mem::size_of_val(&r) as u32,
+            __bindgen_anon_1: v4l2_ext_control__bindgen_ty_1 {
+                p_u8: (&mut r as *mut hantro_vdev::uapi::v4l2_ctrl_h264_encode_rc).cast(),
+            },
+            ..Default::default()
+        },
+    ];
+    let mut c = v4l2_ext_controls {
+        count: 2,
+        request_fd: fd,
+        controls: ctrls.as_mut_ptr(),
+        ..Default::default()
+    };
+    c.__bindgen_anon_1.which = V4L2_CTRL_WHICH_REQUEST_VAL;
+    k.ioctl(VIDEO_FD, Req::SExtCtrls, Arg::ExtCtrls(&mut c))
+        .unwrap();
+}
+
 #[test]
 fn a_single_plane_client_is_refused() {
     for (asked, w, h) in [
@@ -182,7 +215,7 @@ fn a_single_plane_client_is_refused() {
         f.fmt.pix_mp = v4l2_pix_format_mplane {
             width: w,
             height: h,
-            pixelformat: S26E,
+            pixelformat: H264,
             num_planes: 1,
             ..Default::default()
         };
@@ -279,6 +312,7 @@ fn a_single_plane_client_is_refused() {
         for (p, l) in three.iter_mut().zip(&layout) {
             p.bytesused = l.1;
         }
+        set_per_frame_ctrls(&mut k, fd);
         k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut b)).unwrap();
         let mut rb = v4l2_requestbuffers {
             count: 1,
@@ -362,7 +396,7 @@ fn the_ioctl_sequence_follows_the_specification() {
         "VIDIOC_QUERY_EXT_CTRL RC",
         "VIDIOC_QUERY_EXT_CTRL FEEDBACK",
         "open /dev/media0",
-        "VIDIOC_S_FMT CAPTURE S26E 176x144",
+        "VIDIOC_S_FMT CAPTURE H264 176x144",
         "VIDIOC_S_FMT OUTPUT YM12 176x144",
         "VIDIOC_S_PARM OUTPUT 1/30 s",
     ];

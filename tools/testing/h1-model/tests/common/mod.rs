@@ -262,6 +262,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
             ((cfg.qp as u32) << QP_VAL_LUM_SHIFT) | (51 << QP_VAL_MAX_SHIFT),
         );
         r.write(H264_SLICE_EXT, 1 | (12 << EXT_LOG2_MAX_FRAME_NUM_M4_SHIFT));
+        r.write(AXI_CTRL, AXI_CPU_BYTE_ORDER);
         let pic = if idr { PIC_INTRA } else { PIC_INTER };
         r.write(
             ENC_CTRL,

@@ -51,7 +51,47 @@ struct device {
 
 #define dev_warn(dev, ...) kshim_log((dev), __VA_ARGS__)
 #define dev_err(dev, ...) kshim_log((dev), __VA_ARGS__)
+/* Debug messages are off, as without dynamic debug; the arguments still compile. */
+#define dev_dbg(dev, ...) do { if (0) kshim_log((dev), __VA_ARGS__); } while (0)
 void kshim_log(struct device *dev, const char *fmt, ...);
+
+#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+#define xchg(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+
+/* include/linux/list.h, what the backend walks. */
+struct list_head {
+	struct list_head *next, *prev;
+};
+
+static inline void INIT_LIST_HEAD(struct list_head *l)
+{
+	l->next = l;
+	l->prev = l;
+}
+
+static inline void list_add(struct list_head *n, struct list_head *head)
+{
+	n->next = head->next;
+	n->prev = head;
+	head->next->prev = n;
+	head->next = n;
+}
+
+#define list_for_each_entry(pos, head, member)                                   \
+	for (pos = container_of((head)->next, __typeof__(*pos), member);          \
+	     &pos->member != (head);                                              \
+	     pos = container_of(pos->member.next, __typeof__(*pos), member))
+
+/* A media request: its objects are the buffers and the controls it sets. */
+struct media_request_object {
+	struct list_head list;
+	bool is_buffer;
+};
+
+struct media_request {
+	struct list_head objects;
+};
 
 static inline void *kzalloc(size_t n, gfp_t gfp)
 {
@@ -91,11 +131,32 @@ struct vb2_plane_shim {
 	size_t payload;
 };
 
+enum vb2_buffer_state {
+	VB2_BUF_STATE_DONE,
+	VB2_BUF_STATE_ERROR,
+};
+
+struct vb2_queue {
+	void *drv_priv;
+};
+
 struct vb2_buffer {
+	struct vb2_queue *vb2_queue;
 	u64 timestamp;
 	unsigned int num_planes;
 	struct vb2_plane_shim planes[3];
+	struct media_request_object req_obj;
 };
+
+static inline void *vb2_get_drv_priv(struct vb2_queue *q)
+{
+	return q->drv_priv;
+}
+
+static inline bool vb2_request_object_is_buffer(struct media_request_object *obj)
+{
+	return obj->is_buffer;
+}
 
 struct vb2_v4l2_buffer {
 	struct vb2_buffer vb2_buf;
@@ -131,16 +192,57 @@ struct v4l2_ctrl {
 		void *p;
 	} p_cur;
 	s32 val;
+	/* v4l2_ctrl_grab(): setting it fails with -EBUSY. */
+	bool grabbed;
 };
 
 #define KSHIM_MAX_CTRLS 64
 
+/*
+ * A device's handler, or a request's: then @req_parent is the device's and
+ * @ctrls holds the controls the request sets.
+ */
 struct v4l2_ctrl_handler {
 	struct v4l2_ctrl ctrls[KSHIM_MAX_CTRLS];
 	unsigned int count;
+	struct media_request_object req_obj;
+	struct v4l2_ctrl_handler *req_parent;
 };
 
 struct v4l2_ctrl *v4l2_ctrl_find(struct v4l2_ctrl_handler *hdl, u32 id);
 int v4l2_ctrl_s_ctrl_compound(struct v4l2_ctrl *ctrl, u32 type, const void *p);
+
+static inline void v4l2_ctrl_grab(struct v4l2_ctrl *ctrl, bool grabbed)
+{
+	ctrl->grabbed = grabbed;
+}
+
+static inline struct v4l2_ctrl_handler *
+v4l2_ctrl_request_hdl_find(struct media_request *req, struct v4l2_ctrl_handler *parent)
+{
+	struct media_request_object *obj;
+
+	list_for_each_entry(obj, &req->objects, list) {
+		struct v4l2_ctrl_handler *hdl;
+
+		if (obj->is_buffer)
+			continue;
+		hdl = container_of(obj, struct v4l2_ctrl_handler, req_obj);
+		if (hdl->req_parent == parent)
+			return hdl;
+	}
+	return NULL;
+}
+
+static inline struct v4l2_ctrl *v4l2_ctrl_request_hdl_ctrl_find(struct v4l2_ctrl_handler *hdl,
+								 u32 id)
+{
+	return v4l2_ctrl_find(hdl, id);
+}
+
+static inline void v4l2_ctrl_request_hdl_put(struct v4l2_ctrl_handler *hdl)
+{
+	(void)hdl;
+}
 
 #endif /* KSHIM_H_ */

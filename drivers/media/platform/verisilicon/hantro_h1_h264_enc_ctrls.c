@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Hantro H1 H.264 stateless encoder backend: its V4L2 controls.
+ *
+ * The configuration the core is set up with at VIDIOC_STREAMON (and the
+ * controls it comes from, busy while streaming), the per-frame parameters of
+ * each request and the checks of a request before it is queued, the bit rate
+ * and key-frame controls that act while streaming, and the feedback control.
+ */
+
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <media/media-request.h>
+#include <media/v4l2-ctrls.h>
+#include <media/v4l2-h264-enc.h>
+#include <media/videobuf2-v4l2.h>
+#include "hantro.h"
+#include "hantro_hw.h"
+
+static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
+{
+	s32 *v = hantro_get_ctrl(ctx, id);
+
+	return v ? *v : def;
+}
+
+/**
+ * hantro_h1_h264_enc_config() - the stream's configuration
+ * @ctx: the hantro context
+ * @cfg: filled with the core's configuration
+ *
+ * Takes the configuration from the formats, the frame interval and the
+ * controls of @ctx, for the core at VIDIOC_STREAMON.
+ *
+ * Return: 0, or -EINVAL when they cannot make a stream.
+ */
+int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg)
+{
+	const struct v4l2_ctrl_h264_sps *sps;
+	const struct v4l2_ctrl_h264_pps *pps;
+	s32 mode, slice_mode, max_mb, cpb_kb;
+
+	sps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_SPS);
+	pps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_PPS);
+	if (!sps || !pps || v4l2_h264_enc_validate_sps(sps) ||
+	    v4l2_h264_enc_validate_pps(pps, sps))
+		return -EINVAL;
+	switch (ctx->src_fmt.pixelformat) {
+	case V4L2_PIX_FMT_NV12:
+	case V4L2_PIX_FMT_NV12M:
+	case V4L2_PIX_FMT_YUV420:
+	case V4L2_PIX_FMT_YUV420M:
+		break;
+	default:
+		/* The H1's packed 4:2:2 and RGB inputs are not wired up. */
+		return -EINVAL;
+	}
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->width = ctx->dst_fmt.width;
+	cfg->height = ctx->dst_fmt.height;
+	/* Frames per second: the inverse of the OUTPUT frame interval. */
+	cfg->fps_num = ctx->timeperframe.denominator;
+	cfg->fps_den = ctx->timeperframe.numerator;
+	cfg->profile_idc = sps->profile_idc;
+	cfg->level_idc = sps->level_idc;
+	cfg->poc_type = sps->pic_order_cnt_type;
+	cfg->log2_max_frame_num_minus4 = sps->log2_max_frame_num_minus4;
+	cfg->entropy_cabac = !!(pps->flags & V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE);
+	if (cfg->entropy_cabac)
+		cfg->cabac_init_idc =
+			hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
+					     0);
+	cfg->transform_8x8 = !!(pps->flags & V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE);
+	cfg->constrained_intra_pred =
+		!!(pps->flags & V4L2_H264_PPS_FLAG_CONSTRAINED_INTRA_PRED);
+	cfg->chroma_qp_index_offset = pps->chroma_qp_index_offset;
+
+	cfg->disable_deblocking_filter_idc =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_MODE, 0);
+	cfg->slice_alpha_c0_offset_div2 =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_ALPHA, 0);
+	cfg->slice_beta_offset_div2 =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_BETA, 0);
+	slice_mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE, 0);
+	max_mb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB, 0);
+	if (slice_mode == V4L2_MPEG_VIDEO_MULTI_SLICE_MODE_MAX_MB && max_mb > 0)
+		/* The H1 cuts slices at macroblock rows. */
+		cfg->slice_mb_rows = max_t(u32, 1, max_mb / DIV_ROUND_UP(cfg->width, 16));
+	cfg->idr_period = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 0);
+	cfg->temporal_layers =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 1);
+	if (!cfg->temporal_layers)
+		cfg->temporal_layers = 1;
+	cfg->ltr_period =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0);
+
+	cfg->qp_i = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP, 26);
+	cfg->qp_p = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP, 28);
+	cfg->qp_min = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MIN_QP, 0);
+	cfg->qp_max = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MAX_QP, 51);
+	cfg->max_qp_step = 4;
+	cfg->aud = 1;
+	cfg->max_refs_per_frame = 1;
+
+	if (!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 1)) {
+		cfg->rc_mode = H264ENC_RC_CLIENT;
+		return 0;
+	}
+	mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+				    V4L2_MPEG_VIDEO_BITRATE_MODE_CQ);
+	switch (mode) {
+	case V4L2_MPEG_VIDEO_BITRATE_MODE_CBR:
+		cfg->rc_mode = H264ENC_RC_CBR;
+		cfg->filler = !!hantro_h264_enc_ctrl(ctx,
+				V4L2_CID_STATELESS_H264_ENCODE_FILLER, 0);
+		break;
+	case V4L2_MPEG_VIDEO_BITRATE_MODE_VBR:
+		cfg->rc_mode = H264ENC_RC_VBR;
+		break;
+	default:
+		cfg->rc_mode = H264ENC_RC_CQP;
+		return 0;
+	}
+	cfg->bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
+	cfg->max_bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
+	cpb_kb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE, 0);
+	cfg->cpb_size = cpb_kb > 0 ? (u32)cpb_kb * 8000 : 0;
+	return 0;
+}
+
+
+/*
+ * The controls the stream is configured from at VIDIOC_STREAMON: the core and
+ * the CABAC table are set up from them once, so they cannot change while
+ * streaming (-EBUSY). The bit rates and FORCE_KEY_FRAME can, and the
+ * per-frame controls come with every request.
+ */
+static const u32 hantro_h264_enc_stream_ctrls[] = {
+	V4L2_CID_STATELESS_H264_SPS,
+	V4L2_CID_STATELESS_H264_PPS,
+	V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
+	V4L2_CID_STATELESS_H264_ENCODE_FILLER,
+	V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
+	V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE,
+	V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+	V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
+	V4L2_CID_MPEG_VIDEO_H264_MIN_QP,
+	V4L2_CID_MPEG_VIDEO_H264_MAX_QP,
+	V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP,
+	V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP,
+	V4L2_CID_MPEG_VIDEO_GOP_SIZE,
+	V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_MODE,
+	V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_ALPHA,
+	V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_BETA,
+	V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE,
+	V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB,
+	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
+};
+
+/**
+ * hantro_h1_h264_enc_grab_ctrls() - make the configuration's controls busy
+ * @ctx: the hantro context
+ * @grab: true while streaming, false when it ends
+ */
+void hantro_h1_h264_enc_grab_ctrls(struct hantro_ctx *ctx, bool grab)
+{
+	struct v4l2_ctrl *ctrl;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hantro_h264_enc_stream_ctrls); i++) {
+		ctrl = v4l2_ctrl_find(&ctx->ctrl_handler,
+				      hantro_h264_enc_stream_ctrls[i]);
+		if (ctrl)
+			v4l2_ctrl_grab(ctrl, grab);
+	}
+}
+
+/**
+ * hantro_h1_h264_enc_set_feedback() - set the feedback of the frame's request
+ * @ctx: the hantro context
+ * @fb: what the frame gave
+ *
+ * Context: Process context: it takes the control handler's mutex. The request
+ * gets the value when its job finishes.
+ */
+void hantro_h1_h264_enc_set_feedback(struct hantro_ctx *ctx,
+				     const struct v4l2_ctrl_h264_encode_feedback *fb)
+{
+	struct v4l2_ctrl *ctrl;
+
+	ctrl = v4l2_ctrl_find(&ctx->ctrl_handler,
+			      V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK);
+	if (ctrl)
+		v4l2_ctrl_s_ctrl_compound(ctrl, V4L2_CTRL_TYPE_H264_ENCODE_FEEDBACK, fb);
+}
+
+
+/**
+ * hantro_h1_h264_enc_update_bitrate() - apply a new bit rate
+ * @ctx: the hantro context, with no frame planned
+ *
+ * A new V4L2_CID_MPEG_VIDEO_BITRATE (VBR: or _PEAK) takes effect at the next
+ * frame, which the core makes an IDR picture with the new HRD parameters.
+ *
+ * Return: 0, or the core's errno for a bit rate the stream cannot signal.
+ */
+int hantro_h1_h264_enc_update_bitrate(struct hantro_ctx *ctx)
+{
+	struct h264enc_config *cfg = &ctx->h264_enc.cfg;
+	u32 bitrate, peak;
+	int ret;
+
+	if (cfg->rc_mode != H264ENC_RC_CBR && cfg->rc_mode != H264ENC_RC_VBR)
+		return 0;
+	bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
+	peak = cfg->max_bitrate;
+	if (cfg->rc_mode == H264ENC_RC_VBR)
+		peak = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
+	if (bitrate == cfg->bitrate && peak == cfg->max_bitrate)
+		return 0;
+	ret = h264enc_set_bitrate(ctx->h264_enc.core, bitrate, peak);
+	if (ret)
+		return ret;
+	cfg->bitrate = bitrate;
+	cfg->max_bitrate = peak;
+	return 0;
+}
+
+/**
+ * hantro_h1_h264_enc_frame_params() - the parameters of the next frame
+ * @ctx: the hantro context, with the frame's request applied
+ * @src: the frame's source buffer
+ * @fp: filled from the request's per-frame controls and a pressed
+ *	V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME
+ */
+void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,
+				     const struct vb2_v4l2_buffer *src,
+				     struct h264enc_frame_params *fp)
+{
+	const struct v4l2_ctrl_h264_encode_params *params;
+	const struct v4l2_ctrl_h264_encode_rc *rc;
+
+	params = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_PARAMS);
+	rc = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_RC);
+	memset(fp, 0, sizeof(*fp));
+	fp->timestamp = src->vb2_buf.timestamp;
+	if (params) {
+		if (params->flags & V4L2_H264_ENCODE_FLAG_FORCE_IDR)
+			fp->flags |= H264ENC_FRAME_FORCE_IDR;
+		if (params->flags & V4L2_H264_ENCODE_FLAG_SCENE_CHANGE)
+			fp->flags |= H264ENC_FRAME_SCENE_CHANGE;
+		if (params->flags & V4L2_H264_ENCODE_FLAG_REFERENCE_TS) {
+			fp->flags |= H264ENC_FRAME_REFERENCE_TS;
+			fp->reference_ts = params->reference_ts;
+		}
+	}
+	if (xchg(&ctx->h264_enc.force_key_frame, false))
+		fp->flags |= H264ENC_FRAME_FORCE_IDR;
+	if (rc && (rc->flags & V4L2_H264_ENCODE_RC_FLAG_QP)) {
+		fp->flags |= H264ENC_FRAME_QP;
+		fp->qp = rc->qp;
+	}
+}
+
+/**
+ * hantro_h1_h264_enc_request_validate() - check a request before it is queued
+ * @req: the request
+ *
+ * A request of the stateless H.264 encoder must set both per-frame controls,
+ * V4L2_CID_STATELESS_H264_ENCODE_PARAMS and V4L2_CID_STATELESS_H264_ENCODE_RC:
+ * a control the request leaves out would keep the previous frame's value (a
+ * forced IDR picture would repeat). Requests for other codecs pass.
+ *
+ * Return: 0, or -ENOENT when a per-frame control is missing.
+ */
+int hantro_h1_h264_enc_request_validate(struct media_request *req)
+{
+	static const u32 per_frame[] = {
+		V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
+		V4L2_CID_STATELESS_H264_ENCODE_RC,
+	};
+	struct media_request_object *obj;
+	struct v4l2_ctrl_handler *hdl;
+	struct hantro_ctx *ctx = NULL;
+	unsigned int i;
+	int ret = 0;
+
+	list_for_each_entry(obj, &req->objects, list) {
+		if (vb2_request_object_is_buffer(obj)) {
+			struct vb2_buffer *vb =
+				container_of(obj, struct vb2_buffer, req_obj);
+
+			ctx = vb2_get_drv_priv(vb->vb2_queue);
+			break;
+		}
+	}
+	/* vb2_request_validate() refuses a request without a buffer. */
+	if (!ctx || !hantro_is_h264_encoder(ctx))
+		return 0;
+	hdl = v4l2_ctrl_request_hdl_find(req, &ctx->ctrl_handler);
+	if (!hdl) {
+		dev_dbg(ctx->dev->dev, "h264 encode: a request without controls\n");
+		return -ENOENT;
+	}
+	for (i = 0; i < ARRAY_SIZE(per_frame); i++) {
+		if (!v4l2_ctrl_request_hdl_ctrl_find(hdl, per_frame[i])) {
+			dev_dbg(ctx->dev->dev, "h264 encode: a request without control %#x\n",
+				per_frame[i]);
+			ret = -ENOENT;
+			break;
+		}
+	}
+	v4l2_ctrl_request_hdl_put(hdl);
+	return ret;
+}
+
+/**
+ * hantro_h1_h264_enc_force_key_frame() - V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME
+ * @ctx: the hantro context
+ *
+ * The next frame planned is an IDR picture.
+ */
+void hantro_h1_h264_enc_force_key_frame(struct hantro_ctx *ctx)
+{
+	if (hantro_is_h264_encoder(ctx))
+		WRITE_ONCE(ctx->h264_enc.force_key_frame, true);
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Harness stand-in: see kshim.h. */
+#include <kshim.h>
