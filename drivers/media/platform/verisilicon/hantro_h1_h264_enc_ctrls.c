@@ -129,7 +129,6 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	return 0;
 }
 
-
 /*
  * The controls the stream is configured from at VIDIOC_STREAMON: the core and
  * the CABAC table are set up from them once, so they cannot change while
@@ -194,7 +193,6 @@ void hantro_h1_h264_enc_set_feedback(struct hantro_ctx *ctx,
 	if (ctrl)
 		v4l2_ctrl_s_ctrl_compound(ctrl, V4L2_CTRL_TYPE_H264_ENCODE_FEEDBACK, fb);
 }
-
 
 /**
  * hantro_h1_h264_enc_update_bitrate() - apply a new bit rate

@@ -25,6 +25,9 @@ pub enum Fault {
     /// Pretend the output buffer is almost full (STR_BUF_LIMIT is 64 bytes
     /// when the frame starts): the frame ends with a buffer-full interrupt.
     BufferFull,
+    /// A write the bus refuses (the output stream address moves off the
+    /// memory): the frame ends with a bus-error interrupt.
+    BusError,
     /// Report a QP sum the plan cannot have produced (MAD_CTRL after the frame).
     BadQpSum,
     /// Flip a bit of the first slice header the hardware wrote.
@@ -35,22 +38,24 @@ pub enum Fault {
 
 impl Fault {
     /// Every fault, [`Fault::None`] first.
-    pub const ALL: [Fault; 6] = [
+    pub const ALL: [Fault; 7] = [
         Fault::None,
         Fault::Timeout,
         Fault::BufferFull,
+        Fault::BusError,
         Fault::BadQpSum,
         Fault::CorruptSliceHeader,
         Fault::BadCheckpoints,
     ];
 
     /// The fault's name on command lines: `none`, `timeout`, `buffer-full`,
-    /// `bad-qp-sum`, `corrupt-slice-header`, `bad-checkpoints`.
+    /// `bus-error`, `bad-qp-sum`, `corrupt-slice-header`, `bad-checkpoints`.
     pub const fn name(self) -> &'static str {
         match self {
             Fault::None => "none",
             Fault::Timeout => "timeout",
             Fault::BufferFull => "buffer-full",
+            Fault::BusError => "bus-error",
             Fault::BadQpSum => "bad-qp-sum",
             Fault::CorruptSliceHeader => "corrupt-slice-header",
             Fault::BadCheckpoints => "bad-checkpoints",
@@ -65,6 +70,10 @@ impl Fault {
             Fault::Timeout => false,
             Fault::BufferFull => {
                 regs.write(regs::STR_BUF_LIMIT, 64);
+                true
+            }
+            Fault::BusError => {
+                regs.write(regs::ADDR_OUTPUT_STREAM, 0xffff_fff0);
                 true
             }
             _ => true,
@@ -92,7 +101,7 @@ impl Fault {
                     let _ = mem.write(addr, &b);
                 }
             }
-            Fault::None | Fault::Timeout | Fault::BufferFull => {}
+            Fault::None | Fault::Timeout | Fault::BufferFull | Fault::BusError => {}
         }
     }
 }

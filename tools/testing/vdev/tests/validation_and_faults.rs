@@ -360,6 +360,7 @@ fn hardware_failures_end_the_frame_and_the_stream_continues() {
     let faults = [
         (3, Fault::Timeout),
         (5, Fault::BufferFull),
+        (7, Fault::BusError),
         (9, Fault::BadQpSum),
         (11, Fault::CorruptSliceHeader),
         (12, Fault::Timeout),
@@ -367,10 +368,11 @@ fn hardware_failures_end_the_frame_and_the_stream_continues() {
     let (stream, recon, errors) = run_with_faults(&faults, 16);
     assert_eq!(errors[3], -110, "timeout");
     assert_eq!(errors[5], -28, "buffer full");
+    assert_eq!(errors[7], -5, "bus error");
     assert_eq!(errors[9], -71, "feedback disagreeing with the plan");
     assert_eq!(errors[11], -71, "a slice header that is not the plan");
     assert_eq!(errors[12], -110, "timeout");
-    assert_eq!(errors.iter().filter(|&&e| e != 0).count(), 5);
+    assert_eq!(errors.iter().filter(|&&e| e != 0).count(), 6);
     // The frames that completed form a valid stream: the state never advanced on failures.
     let dec = ffmpeg_decode(&stream).unwrap();
     let fl = (W * H * 3 / 2) as usize;
