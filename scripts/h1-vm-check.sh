@@ -136,7 +136,7 @@ H1_VM_DMESG=$out/dmesg H1_VM_KMEMLEAK=$out/kmemleak H1_VM_QUIET=1 H1_VM_EMU_ARGS
 	v4l2-compliance -d "$H1_DEVICE" >compliance.txt 2>&1
 	v4l2-compliance -d "$H1_DEVICE" -s 10 >compliance-streaming.txt 2>&1
 	sh encode-all "$H1_DEVICE" dev
-	sh load "$H1_DEVICE"
+	sh load "$H1_DEVICE" 2>load.err
 	sh gst "$H1_DEVICE"
 ' h1-vm-check "$out" || rc=$?
 [ "$rc" -ne 3 ] || fail "the guest's kernel log holds a report (above)"

@@ -46,7 +46,7 @@ echo "cargo: $passed passed, $failed failed"
 step "kernel: the series on linux-source-6.12: checkpatch, each patch builds, x86_64 and arm64 Rust builds, KUnit, QEMU boot"
 "$here/scripts/kernel-check.sh"
 
-step "the real driver on the emulated H1 in a debug kernel (QEMU): v4l2-compliance, KUnit, no splat"
+step "the real driver on the emulated H1 in a debug kernel (QEMU): faults, v4l2-compliance, the encode matrix, load, gst-launch, KUnit, no splat or leak"
 "$here/scripts/h1-vm-check.sh"
 
 step "all tests passed"

@@ -43,6 +43,7 @@ int main(void)
 	FIELD(v4l2_ctrl_h264_encode_feedback, temporal_id);
 	FIELD(v4l2_ctrl_h264_encode_feedback, reserved0);
 	FIELD(v4l2_ctrl_h264_encode_feedback, frame_num);
+	FIELD(v4l2_ctrl_h264_encode_feedback, error);
 	FIELD(v4l2_ctrl_h264_encode_feedback, reserved);
 	END(v4l2_ctrl_h264_encode_feedback);
 	return bad;
