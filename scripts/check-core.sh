@@ -9,7 +9,8 @@
 #     make rustfmtcheck, which kernel-check.sh runs in the tree);
 #   - no std, no alloc, no floating point in its sources;
 #   - the optimized, freestanding staticlib of its C API references no
-#     core::panicking symbol (no panic path survived optimization);
+#     core::panicking symbol (no panic path survived optimization), also when
+#     built with overflow checks on, as CONFIG_RUST_OVERFLOW_CHECKS=y builds it;
 #   - unsafe code only in the C-API module (the compiler enforces it through
 #     #![deny(unsafe_code)]; this checks the attribute is still there);
 #   - the largest stack frame of its code stays under a kernel-stack budget:
@@ -68,6 +69,20 @@ if [ -n "$panics" ]; then
 	fail=1
 else
 	echo "core: no panic symbol in the optimized object ($(nm "$out/h264enc.o" | grep -c ' T ') functions)"
+fi
+# The kernel builds Rust with CONFIG_RUST_OVERFLOW_CHECKS=y by default: the same
+# object with overflow checks on must not gain a panic path either (every
+# arithmetic on untrusted values is checked, saturating or wrapping by intent).
+cargo rustc --quiet --manifest-path "$core/Cargo.toml" --release --features freestanding \
+	--target-dir "$out/target-ovf" --crate-type staticlib -- -C panic=abort -C codegen-units=1 \
+	-C overflow-checks=on --emit "obj=$out/h264enc-ovf.o,link"
+panics=$(nm -C "$out/h264enc-ovf.o" | grep -E 'core::panicking|panic_const|panic_bounds_check|slice_index_fail|slice_(start|end)_index_len_fail|core::option::expect_failed|core::result::unwrap_failed' || true)
+if [ -n "$panics" ]; then
+	echo "core: with overflow checks on, the optimized object references panic paths:" >&2
+	echo "$panics" >&2
+	fail=1
+else
+	echo "core: no panic symbol in the optimized object with overflow checks on"
 fi
 floats=$(objdump -d --no-show-raw-insn "$out/h264enc.o" | grep -cE '\s(addss|addsd|mulss|mulsd|divss|divsd|cvtsi2s[sd]|cvtts[sd]2si|sqrts[sd]|fld|fstp)\s' || true)
 if [ "$floats" -ne 0 ]; then

@@ -31,7 +31,7 @@ pub fn init_states(intra: bool, cabac_init_idc: u8, slice_qp: u8, states: &mut [
     } else {
         &M_N[usize::from(cabac_init_idc) + 1]
     };
-    for (ctx_idx, (state, mn)) in states.iter_mut().zip(set.iter()).enumerate() {
+    for ((state, mn), ctx_idx) in states.iter_mut().zip(set.iter()).zip(0..NUM_CONTEXTS) {
         *state = if ctx_idx == END_OF_SLICE_CTX_IDX {
             // 9.3.1.2: pStateIdx 63, valMPS 0, whatever the slice.
             63 << 1

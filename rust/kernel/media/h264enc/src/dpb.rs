@@ -109,7 +109,7 @@ impl Dpb {
         for long in [false, true] {
             loop {
                 let mut best: Option<(usize, i64)> = None;
-                for (i, p) in self.pics.iter().enumerate() {
+                for (p, i) in self.pics.iter().zip(0..self.pics.len()) {
                     if !p.in_use || p.long_term != long || used.get(i).copied().unwrap_or(true) {
                         continue;
                     }
@@ -230,7 +230,7 @@ impl Dpb {
         // The current frame_num is larger than every FrameNumWrap here; decoding
         // order gives the same answer without knowing it.
         let mut oldest: Option<(usize, u64)> = None;
-        for (i, p) in self.pics.iter().enumerate() {
+        for (p, i) in self.pics.iter().zip(0..self.pics.len()) {
             if p.in_use && !p.long_term && oldest.map_or(true, |(_, d)| p.decode_index < d) {
                 oldest = Some((i, p.decode_index));
             }
@@ -246,7 +246,7 @@ impl Dpb {
     /// `below` is 0), short-term first.
     pub fn latest_below(&self, below: u8) -> Option<usize> {
         let mut best: Option<(usize, u64)> = None;
-        for (i, p) in self.pics.iter().enumerate() {
+        for (p, i) in self.pics.iter().zip(0..self.pics.len()) {
             let layer_ok = if below == 0 {
                 p.temporal_id == 0
             } else {

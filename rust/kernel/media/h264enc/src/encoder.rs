@@ -145,8 +145,9 @@ impl Encoder {
             width_mbs: wm as u16,
             height_mbs: hm as u16,
             crop: Crop {
-                right: (wm * 16 - u32::from(cfg.width)) as u16,
-                bottom: (hm * 16 - u32::from(cfg.height)) as u16,
+                // wm * 16 rounds the width up, so these are 0..=15.
+                right: (wm * 16).saturating_sub(u32::from(cfg.width)) as u16,
+                bottom: (hm * 16).saturating_sub(u32::from(cfg.height)) as u16,
             },
             num_units_in_tick: cfg.fps_den,
             time_scale: cfg.fps_num.checked_mul(2).ok_or(Error::InvalidParam)?,
@@ -266,8 +267,9 @@ impl Encoder {
             ..FramePlan::default()
         };
         if !decision.idr {
-            // MaxFrameNum is a power of two.
-            plan.frame_num = (self.prev_ref_frame_num + 1) & (self.dpb.max_frame_num - 1);
+            // MaxFrameNum is a power of two: frame_num counts modulo it.
+            plan.frame_num =
+                self.prev_ref_frame_num.wrapping_add(1) & self.dpb.max_frame_num.wrapping_sub(1);
             let target = if p.flags & frame_flags::REFERENCE_TS != 0 {
                 self.dpb
                     .by_timestamp(p.reference_ts)
@@ -340,8 +342,10 @@ impl Encoder {
             self.frames_since_idr
         };
         // POC type 0: two per frame in output (= coding) order (8.2.1.1).
-        let max_poc_lsb = 1u64 << (u32::from(self.sps.log2_max_poc_lsb_minus4) + 4);
-        plan.poc_lsb = ((2 * frames_since_idr) & (max_poc_lsb - 1)) as u32;
+        // The lsb counts modulo MaxPicOrderCntLsb, so the product may wrap.
+        // log2_max_pic_order_cnt_lsb_minus4 is 0..=12 (7.4.2.1.1).
+        let max_poc_lsb = 1u64 << (u32::from(self.sps.log2_max_poc_lsb_minus4.min(12)) + 4);
+        plan.poc_lsb = (frames_since_idr.wrapping_mul(2) & max_poc_lsb.wrapping_sub(1)) as u32;
         plan.rec_slot = (0..self.num_slots)
             .find(|s| !self.dpb.slot_in_use(u32::from(*s)))
             .ok_or(Error::Overflow)?;
@@ -354,7 +358,7 @@ impl Encoder {
             header_bits: 0,
             inframe: InFramePlan::default(),
         });
-        let header_bits = self.header_len()? as u32 * 8;
+        let header_bits = (self.header_len()? as u32).saturating_mul(8);
         let info = FrameInfo {
             intra: decision.idr,
             scene_change: p.flags & frame_flags::SCENE_CHANGE != 0,
@@ -408,15 +412,17 @@ impl Encoder {
         let pending = self.pending.as_ref().ok_or(Error::BadState)?;
         let plan = &pending.plan;
         let mut scratch = [0u8; 96];
-        let mut n = 0;
+        // Each part is under 200 bytes: the sums cannot overflow, but say so
+        // to the compiler rather than keep a panic path.
+        let mut n = 0usize;
         if self.cfg.aud != 0 {
-            n += sei::write_aud(&mut scratch, plan.idr != 0)?;
+            n = n.saturating_add(sei::write_aud(&mut scratch, plan.idr != 0)?);
         }
         if plan.with_parameter_sets != 0 {
-            n += usize::from(self.param_sets_bytes);
+            n = n.saturating_add(usize::from(self.param_sets_bytes));
         }
         if let Some(t) = self.sei_timing(plan) {
-            n += sei::write_timing_sei(&mut scratch, &t)?;
+            n = n.saturating_add(sei::write_timing_sei(&mut scratch, &t)?);
         }
         Ok(n)
     }
@@ -434,7 +440,7 @@ impl Encoder {
                 cpb_removal_delay: if self.stats.frames == 0 {
                     0
                 } else {
-                    2 * self.frames_since_bp
+                    self.frames_since_bp.saturating_mul(2)
                 },
                 dpb_output_delay: 0,
             }),
@@ -447,7 +453,10 @@ impl Encoder {
     #[inline(never)]
     fn measure_param_sets(sps: &SeqParams, pps: &PicParams) -> Result<u16> {
         let mut scratch = [0u8; 192];
-        let n = sps.write_nal(&mut scratch)? + pps.write_nal(&mut scratch)?;
+        let n = sps
+            .write_nal(&mut scratch)?
+            .checked_add(pps.write_nal(&mut scratch)?)
+            .ok_or(Error::Overflow)?;
         u16::try_from(n).map_err(|_| Error::Overflow)
     }
 
@@ -456,20 +465,30 @@ impl Encoder {
     pub fn write_headers(&self, out: &mut [u8]) -> Result<usize> {
         let pending = self.pending.as_ref().ok_or(Error::BadState)?;
         let plan = &pending.plan;
-        let mut n = 0;
+        // Each writer returns at most the bytes of the slice it was given:
+        // n never passes out.len(), and saturating says so without a panic.
+        let mut n = 0usize;
         if self.cfg.aud != 0 {
-            n += sei::write_aud(out.get_mut(n..).ok_or(Error::NoSpace)?, plan.idr != 0)?;
+            n = n.saturating_add(sei::write_aud(
+                out.get_mut(n..).ok_or(Error::NoSpace)?,
+                plan.idr != 0,
+            )?);
         }
         if plan.with_parameter_sets != 0 {
-            n += self
-                .sps
-                .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?;
-            n += self
-                .pps
-                .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?;
+            n = n.saturating_add(
+                self.sps
+                    .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?,
+            );
+            n = n.saturating_add(
+                self.pps
+                    .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?,
+            );
         }
         if let Some(t) = self.sei_timing(plan) {
-            n += sei::write_timing_sei(out.get_mut(n..).ok_or(Error::NoSpace)?, &t)?;
+            n = n.saturating_add(sei::write_timing_sei(
+                out.get_mut(n..).ok_or(Error::NoSpace)?,
+                &t,
+            )?);
         }
         Ok(n)
     }
@@ -480,7 +499,7 @@ impl Encoder {
         if self.pending.take().is_none() {
             return Err(Error::BadState);
         }
-        self.stats.errors += 1;
+        self.stats.errors = self.stats.errors.saturating_add(1);
         Ok(())
     }
 
@@ -496,7 +515,7 @@ impl Encoder {
         let pending = self.pending.ok_or(Error::BadState)?;
         if let Err(e) = self.verify(&pending, fb, stream, nal_sizes) {
             self.pending = None;
-            self.stats.errors += 1;
+            self.stats.errors = self.stats.errors.saturating_add(1);
             return Err(e);
         }
         self.pending = None;
@@ -519,10 +538,10 @@ impl Encoder {
         if d.idr {
             self.force_idr = false;
             self.frames_since_idr = 1;
-            self.next_idr_pic_id = (self.next_idr_pic_id + 1) & 1;
+            self.next_idr_pic_id = (self.next_idr_pic_id ^ 1) & 1;
             self.frames_since_bp = 1;
         } else {
-            self.frames_since_idr += 1;
+            self.frames_since_idr = self.frames_since_idr.saturating_add(1);
             self.frames_since_bp = self.frames_since_bp.saturating_add(1);
         }
         let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
@@ -548,9 +567,14 @@ impl Encoder {
         } else {
             (filler_bits / 8).max(6)
         };
-        self.frame_index += 1;
-        self.stats.frames += 1;
-        self.stats.bits += u64::from(au_bits) + u64::from(filler_bytes) * 8;
+        // The u64 frame index never wraps (2^64 frames); it only tells
+        // frames apart, so wrapping is its meaning. The statistics saturate.
+        self.frame_index = self.frame_index.wrapping_add(1);
+        self.stats.frames = self.stats.frames.saturating_add(1);
+        self.stats.bits = self
+            .stats
+            .bits
+            .saturating_add(u64::from(au_bits) + u64::from(filler_bytes) * 8);
         let (fullness, under, over) = match &self.rc {
             Rc::Frame(f) => (
                 f.cpb.fullness_bits().min(u64::from(u32::MAX)) as u32,
@@ -560,7 +584,7 @@ impl Encoder {
             _ => (0, 0, 0),
         };
         Ok(FrameStatus {
-            au_bits: au_bits + filler_bytes * 8,
+            au_bits: au_bits.saturating_add(filler_bytes.saturating_mul(8)),
             filler_bytes,
             cpb_fullness: fullness,
             target_bits: plan.target_bits,
@@ -587,7 +611,10 @@ impl Encoder {
         if nal_sizes.len() != slices as usize || fb.slices != slices {
             return Err(Error::NalTableMismatch);
         }
-        let total: u64 = nal_sizes.iter().map(|&s| u64::from(s)).sum();
+        // At most 1024 sizes of u32 (the C API checks): the sum fits in 42 bits.
+        let total = nal_sizes
+            .iter()
+            .fold(0u64, |t, &s| t.saturating_add(u64::from(s)));
         if fb.stream_bits % 8 != 0
             || total != u64::from(fb.stream_bits / 8)
             || total > stream.len() as u64
@@ -620,11 +647,13 @@ impl Encoder {
         };
         let rows = u32::from(self.cfg.slice_mb_rows);
         let mut off = 0usize;
-        for (i, &size) in nal_sizes.iter().enumerate() {
-            let nal = stream
-                .get(off..off + size as usize)
-                .ok_or(Error::Truncated)?;
-            off += size as usize;
+        // The slice index: nal_sizes has at most 1024 entries (the C API
+        // checks), so it cannot wrap.
+        let mut i = 0u32;
+        for &size in nal_sizes {
+            let end = off.checked_add(size as usize).ok_or(Error::Truncated)?;
+            let nal = stream.get(off..end).ok_or(Error::Truncated)?;
+            off = end;
             let body = nal
                 .strip_prefix(&START_CODE[..])
                 .ok_or(Error::InvalidSyntax)?;
@@ -632,7 +661,7 @@ impl Encoder {
             let first_mb = if rows == 0 {
                 0
             } else {
-                i as u32 * rows * self.cfg.width_mbs()
+                i.saturating_mul(rows).saturating_mul(self.cfg.width_mbs())
             };
             let want_type = if plan.idr != 0 { 5 } else { 1 };
             let mods_ok = match plan.ref_mod_idc_plus1 {
@@ -677,6 +706,7 @@ impl Encoder {
             if !ok {
                 return Err(Error::PlanMismatch);
             }
+            i = i.wrapping_add(1);
         }
         Ok(())
     }

@@ -36,7 +36,8 @@ pub fn log2_q8(x: u64) -> i32 {
     };
     let mut frac = 0i32;
     for _ in 0..8 {
-        m = (m * m) >> 16;
+        // m is in [1, 2) in Q16 (below 2^17): the square fits in 34 bits.
+        m = m.wrapping_mul(m) >> 16;
         frac <<= 1;
         if m >= 2 << 16 {
             m >>= 1;
@@ -65,7 +66,8 @@ pub fn exp2_q8(x: i32) -> u64 {
     let (i, r) = (f >> 4, (f & 15) as u64);
     let lo = EXP2_Q16.get(i).copied().unwrap_or(65536);
     let hi = EXP2_Q16.get(i + 1).copied().unwrap_or(131072);
-    let frac_q16 = lo + (((hi - lo) * r) >> 4);
+    // The table rises, hi - lo < 2^16 and r < 16: nothing here overflows.
+    let frac_q16 = lo.saturating_add(hi.saturating_sub(lo).saturating_mul(r) >> 4);
     (frac_q16 << int) >> 16
 }
 

@@ -36,6 +36,7 @@ pub fn write_nal(out: &mut [u8], nal_ref_idc: u8, nal_unit_type: u8, rbsp: &[u8]
         *d = *s;
     }
     let body = out.get_mut(5..).ok_or(Error::NoSpace)?;
+    // escape() writes at most body.len() bytes: 5 + n is at most out.len().
     let n = emulation::escape(rbsp, body)?;
-    Ok(5 + n)
+    Ok(n.saturating_add(5))
 }

@@ -149,7 +149,8 @@ pub fn parse(nal: &[u8], ctx: &ParseContext) -> Result<SliceHeader> {
                     .get_mut(usize::from(h.num_list_mods))
                     .ok_or(Error::InvalidSyntax)?;
                 *slot = (idc as u8, value);
-                h.num_list_mods += 1;
+                // The slot exists, so the count is below the array's length.
+                h.num_list_mods = h.num_list_mods.wrapping_add(1);
             }
         }
     }
@@ -179,7 +180,8 @@ pub fn parse(nal: &[u8], ctx: &ParseContext) -> Result<SliceHeader> {
                     .get_mut(usize::from(h.num_mmcos))
                     .ok_or(Error::InvalidSyntax)?;
                 *slot = (op as u8, arg);
-                h.num_mmcos += 1;
+                // The slot exists, so the count is below the array's length.
+                h.num_mmcos = h.num_mmcos.wrapping_add(1);
             }
         }
     } else if idr {

@@ -118,12 +118,13 @@ impl Hrd {
 
     /// BitRate[0] in bits/s (E-37).
     pub fn bit_rate(&self) -> u64 {
-        (u64::from(self.bit_rate_value_minus1) + 1) << (6 + u32::from(self.bit_rate_scale))
+        // The scales are 4-bit fields (E.1.2): at most 2^32 << 21.
+        (u64::from(self.bit_rate_value_minus1) + 1) << (6 + u32::from(self.bit_rate_scale.min(15)))
     }
 
     /// CpbSize[0] in bits (E-38).
     pub fn cpb_size(&self) -> u64 {
-        (u64::from(self.cpb_size_value_minus1) + 1) << (4 + u32::from(self.cpb_size_scale))
+        (u64::from(self.cpb_size_value_minus1) + 1) << (4 + u32::from(self.cpb_size_scale.min(15)))
     }
 
     fn write(&self, bw: &mut BitWriter<'_>) -> Result {

@@ -11,21 +11,26 @@ use super::super::error::{Error, Result};
 /// it, since `cabac_zero_word`s aside, the NAL unit must not end in a zero byte.
 /// Returns the number of bytes written to `out`.
 pub fn escape(rbsp: &[u8], out: &mut [u8]) -> Result<usize> {
+    // n indexes a slot of out that was just written, so n + 1 cannot wrap.
     let mut zeros = 0u32;
     let mut n = 0usize;
     for &byte in rbsp {
         if zeros >= 2 && byte <= 3 {
             *out.get_mut(n).ok_or(Error::NoSpace)? = 3;
-            n += 1;
+            n = n.wrapping_add(1);
             zeros = 0;
         }
         *out.get_mut(n).ok_or(Error::NoSpace)? = byte;
-        n += 1;
-        zeros = if byte == 0 { zeros + 1 } else { 0 };
+        n = n.wrapping_add(1);
+        zeros = if byte == 0 {
+            zeros.saturating_add(1)
+        } else {
+            0
+        };
     }
     if zeros > 0 {
         *out.get_mut(n).ok_or(Error::NoSpace)? = 3;
-        n += 1;
+        n = n.wrapping_add(1);
     }
     Ok(n)
 }
@@ -40,7 +45,11 @@ pub fn escaped_len(rbsp: &[u8]) -> usize {
             zeros = 0;
         }
         n += 1;
-        zeros = if byte == 0 { zeros + 1 } else { 0 };
+        zeros = if byte == 0 {
+            zeros.saturating_add(1)
+        } else {
+            0
+        };
     }
     if zeros > 0 {
         n += 1;
@@ -83,8 +92,12 @@ fn unescape_into(payload: &[u8], out: &mut [u8], prefix: bool) -> Result<usize> 
             None if prefix => break,
             None => return Err(Error::NoSpace),
         }
-        n += 1;
-        zeros = if byte == 0 { zeros + 1 } else { 0 };
+        n = n.wrapping_add(1);
+        zeros = if byte == 0 {
+            zeros.saturating_add(1)
+        } else {
+            0
+        };
     }
     Ok(n)
 }

@@ -25,14 +25,16 @@ impl<'a> BitReader<'a> {
 
     /// Returns the number of bits left.
     pub fn bits_left(&self) -> usize {
-        (self.data.len() * 8).saturating_sub(self.pos)
+        self.data.len().saturating_mul(8).saturating_sub(self.pos)
     }
 
     /// Reads one bit.
     pub fn bit(&mut self) -> Result<bool> {
         let byte = *self.data.get(self.pos / 8).ok_or(Error::Truncated)?;
         let bit = (byte >> (7 - (self.pos % 8))) & 1;
-        self.pos += 1;
+        // Never overflows (the data would need 2^61 bytes); if it did, the
+        // data ends here.
+        self.pos = self.pos.checked_add(1).ok_or(Error::Truncated)?;
         Ok(bit != 0)
     }
 
@@ -67,7 +69,7 @@ impl<'a> BitReader<'a> {
         }
         let rest = self.bits(zeros)?;
         // zeros <= 31, so (1 << zeros) - 1 + rest fits in u32.
-        Ok(((1u32 << zeros) - 1).wrapping_add(rest))
+        Ok(1u32.wrapping_shl(zeros).wrapping_sub(1).wrapping_add(rest))
     }
 
     /// Reads se(v) of clause 9.1.1.

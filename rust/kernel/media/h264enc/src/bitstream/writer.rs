@@ -29,6 +29,12 @@ impl<'a> BitWriter<'a> {
         self.pos % 8 == 0
     }
 
+    /// Returns the number of bits the buffer still has room for.
+    fn bits_free(&self) -> usize {
+        // A slice of more than usize::MAX / 8 bytes saturates: room enough.
+        self.buf.len().saturating_mul(8).saturating_sub(self.pos)
+    }
+
     /// Returns the number of whole or partial bytes written so far.
     pub fn byte_len(&self) -> usize {
         self.pos.div_ceil(8)
@@ -38,6 +44,9 @@ impl<'a> BitWriter<'a> {
     pub fn put_bit(&mut self, bit: bool) -> Result {
         let byte = self.pos / 8;
         let shift = 7 - (self.pos % 8) as u32;
+        // Never overflows (a buffer would need 2^61 bytes), but if it did,
+        // that is no room.
+        let next = self.pos.checked_add(1).ok_or(Error::NoSpace)?;
         let slot = self.buf.get_mut(byte).ok_or(Error::NoSpace)?;
         if shift == 7 {
             *slot = 0;
@@ -45,7 +54,7 @@ impl<'a> BitWriter<'a> {
         if bit {
             *slot |= 1 << shift;
         }
-        self.pos += 1;
+        self.pos = next;
         Ok(())
     }
 
@@ -57,7 +66,7 @@ impl<'a> BitWriter<'a> {
         if n < 32 && value >> n != 0 {
             return Err(Error::InvalidParam);
         }
-        if self.pos + n as usize > self.buf.len() * 8 {
+        if n as usize > self.bits_free() {
             return Err(Error::NoSpace);
         }
         let mut i = n;
@@ -76,9 +85,10 @@ impl<'a> BitWriter<'a> {
     /// Writes an unsigned Exp-Golomb code, ue(v) of clause 9.1.
     pub fn put_ue(&mut self, value: u32) -> Result {
         let code = u64::from(value) + 1;
-        let len = 64 - code.leading_zeros();
-        let need = 2 * len as usize - 1;
-        if self.pos + need > self.buf.len() * 8 {
+        // code is 1..=2^32: len is 1..=33 and need 1..=65.
+        let len = 64u32.saturating_sub(code.leading_zeros());
+        let need = (2 * len as usize).saturating_sub(1);
+        if need > self.bits_free() {
             return Err(Error::NoSpace);
         }
         for _ in 1..len {

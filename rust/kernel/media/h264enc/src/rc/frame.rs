@@ -98,8 +98,8 @@ impl FrameRc {
         // First guess: an intra picture at QP 26 takes about 0.4 bit per luma
         // sample, a P picture a fifth.
         let i_bits = u64::from(cfg.pixels.max(256)) * 2 / 5;
-        let log2c_i = log2_q8(i_bits) + 26 * 256 / 6;
-        let log2c_p = log2c_i - log2_q8(5);
+        let log2c_i = log2_q8(i_bits).saturating_add(26 * 256 / 6);
+        let log2c_p = log2c_i.saturating_sub(log2_q8(5));
         Ok(FrameRc {
             cfg,
             cpb,
@@ -126,13 +126,17 @@ impl FrameRc {
     fn qp_for(&self, t: usize, bits: u64) -> i32 {
         let log2c = self.log2c.get(t).copied().unwrap_or(0);
         // QP = 6 * (log2C - log2(bits)), both Q8; rounded.
-        let d = log2c - log2_q8(bits.max(1));
-        (d * 6 + 128).div_euclid(256)
+        let d = log2c.saturating_sub(log2_q8(bits.max(1)));
+        d.saturating_mul(6).saturating_add(128).div_euclid(256)
     }
 
     /// Bits the model predicts for QP `qp` in model `t`, Q8 log2.
     fn log2_bits_at(&self, t: usize, qp: i32) -> i32 {
-        self.log2c.get(t).copied().unwrap_or(0) - qp * 256 / 6
+        self.log2c
+            .get(t)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(qp.saturating_mul(256) / 6)
     }
 }
 
@@ -147,31 +151,36 @@ impl RateController for FrameRc {
             // less three, within what the buffer can give.
             let ratio_q8: i64 = if self.known[I] && self.known[P] {
                 i64::from(super::super::math::clamp_i32(
-                    self.log2c[I] - self.log2c[P],
+                    self.log2c[I].saturating_sub(self.log2c[P]),
                     0,
                     6 * 256,
                 ))
             } else {
                 log2_q8(4) as i64
             };
-            let want = super::super::math::exp2_q8(log2_q8(b) + ratio_q8 as i32);
+            let want = super::super::math::exp2_q8(log2_q8(b).saturating_add(ratio_q8 as i32));
             want.min(fullness / 2)
         } else {
             // Steer the fullness before the next removal towards 5/8 of the buffer.
-            let set_point = size * 5 / 8;
-            let error = fullness as i64 - set_point as i64;
+            let set_point = size.saturating_mul(5) / 8;
+            let error = i64::try_from(fullness)
+                .unwrap_or(i64::MAX)
+                .saturating_sub(i64::try_from(set_point).unwrap_or(i64::MAX));
             let t = if self.cfg.cbr {
-                b as i64 + error / 4
+                (b as i64).saturating_add(error / 4)
             } else {
                 // VBR: the average comes from the long-term balance; the buffer,
                 // filled at the peak rate, may only hold spending back.
-                b as i64 + (self.budget as i64 - self.spent as i64) / 16 + error.min(0) / 4
+                let balance = (self.budget as i64).saturating_sub(self.spent as i64);
+                (b as i64)
+                    .saturating_add(balance / 16)
+                    .saturating_add(error.min(0) / 4)
             };
             t.max((b / 8) as i64) as u64
         };
         // Never plan more than 7/8 of what the buffer holds: the picture must fit.
         let target = target
-            .min(fullness * 7 / 8)
+            .min(fullness.saturating_mul(7) / 8)
             .max(u64::from(f.header_bits) + 256);
         let payload = target - u64::from(f.header_bits).min(target);
         let mut qp = self.qp_for(t, payload.max(64));
@@ -207,18 +216,20 @@ impl RateController for FrameRc {
         let t = if r.intra { I } else { P };
         let bits = u64::from(r.bits).max(1);
         // log2C = log2(bits) + QP / 6, from the QP the macroblocks really had.
-        let measured = log2_q8(bits) + (r.qp_avg_q8 as i32) / 6;
+        // qp_avg_q8 comes from the hardware: any u32, so nothing may overflow.
+        let qp_avg_q8 = r.qp_avg_q8.min(u32::from(QP_MAX) * 256);
+        let measured = log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6);
         if let (Some(c), Some(k)) = (self.log2c.get_mut(t), self.known.get_mut(t)) {
             // A picture twice as costly as predicted is a new scene: take it as it is.
-            if !*k || (measured - *c).abs() > 256 {
+            if !*k || measured.abs_diff(*c) > 256 {
                 *c = measured;
             } else {
-                *c = (*c * 3 + measured) / 4;
+                *c = c.saturating_mul(3).saturating_add(measured) / 4;
             }
             *k = true;
         }
         if let Some(q) = self.last_qp.get_mut(t) {
-            *q = ((r.qp_avg_q8 + 128) / 256).min(u32::from(QP_MAX)) as u8;
+            *q = ((qp_avg_q8 + 128) / 256) as u8;
         }
         self.budget = self.budget.saturating_add(self.bits_per_frame());
         self.spent = self.spent.saturating_add(bits);

@@ -84,8 +84,9 @@ impl Cpb {
         if next > size_scaled {
             if self.cbr && filler_allowed {
                 // Whole bytes of filler so the next fullness fits.
-                let excess_bits = div_u64(next - size_scaled + self.fps_num - 1, self.fps_num);
-                filler = excess_bits.div_ceil(8) * 8;
+                let excess = (next - size_scaled).saturating_add(self.fps_num.saturating_sub(1));
+                let excess_bits = div_u64(excess, self.fps_num);
+                filler = excess_bits.div_ceil(8).saturating_mul(8);
                 self.fullness = self
                     .fullness
                     .saturating_sub(filler.saturating_mul(self.fps_num));

@@ -71,8 +71,8 @@ impl InFrameLearner {
         }
         let distance = (mbs + CHECKPOINTS as u32) / (CHECKPOINTS as u32 + 1);
         p.distance = distance.min(0xfff) as u16;
-        for (i, t) in p.targets.iter_mut().enumerate() {
-            let mb = u64::from(distance) * (i as u64 + 1);
+        for (t, i) in p.targets.iter_mut().zip(0..CHECKPOINTS as u64) {
+            let mb = u64::from(distance) * (i + 1);
             if mb >= u64::from(mbs) {
                 break;
             }
@@ -104,17 +104,18 @@ impl InFrameLearner {
             let off = u64::from(bits.abs_diff(target_bits)) * 8 > u64::from(target_bits);
             // Far off (over 1/8): tighten the ladder; close: relax it slowly.
             self.step_q8 = if off {
-                (self.step_q8 * 3 / 4).max(32)
+                (self.step_q8.saturating_mul(3) / 4).max(32)
             } else {
-                (self.step_q8 * 9 / 8).min(1024)
+                (self.step_q8.saturating_mul(9) / 8).min(1024)
             };
         }
         if plan.mad_threshold != 0 && mbs > 0 {
             // Keep a quarter to a half of the macroblocks under the threshold.
-            if mad_count * 2 > mbs {
+            // mad_count comes from the hardware: any u32.
+            if mad_count.saturating_mul(2) > mbs {
                 self.mad_threshold = self.mad_threshold.saturating_sub(1).max(1);
-            } else if mad_count * 4 < mbs {
-                self.mad_threshold = (self.mad_threshold + 1).min(16);
+            } else if mad_count.saturating_mul(4) < mbs {
+                self.mad_threshold = self.mad_threshold.saturating_add(1).min(16);
             }
         }
     }
