@@ -57,6 +57,8 @@ die() {
 step "toolchain"
 kernel_toolchain || die "cannot install the toolchain"
 "$kernel_bindgen" --version
+# rustavailable runs in the tree: unpack it first (a fresh machine has none).
+kernel_pristine_tree
 kmake -s O="$work/rustavailable" rustavailable >"$work/rustavailable.log" 2>&1 || {
 	cat "$work/rustavailable.log" >&2
 	die "Linux $kernel_version does not accept the Rust toolchain"
