@@ -18,7 +18,7 @@
  * V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK; read it with VIDIOC_G_EXT_CTRLS on
  * the completed request. All values are zero for a frame that failed.
  */
-#define V4L2_CID_HANTRO_H1_H264_ENC_STATS	(V4L2_CID_USER_HANTRO_BASE + 0)
+#define V4L2_CID_HANTRO_H1_H264_ENC_STATS	(V4L2_CID_CODEC_HANTRO_BASE + 0)
 
 /* Index of the sum of the macroblock QPs (the H1 counts it halved). */
 #define HANTRO_H1_H264_ENC_STAT_QP_SUM		0
