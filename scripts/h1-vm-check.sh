@@ -68,7 +68,8 @@ lavfi testsrc2=size=96x48:rate=30 -frames:v 1000 -pix_fmt yuv420p "$out/long.y4m
 # Encodes every case on device $1 into NAME.$2.h264; $3: more options.
 cat >"$out/encode-all" <<'ENCODE'
 while read -r name input opts; do
-	h264enc encode -q "$input" $opts -o "$name.$2.h264" --device "$1" $3 >"$name.$2.log" 2>&1
+	h264enc encode -q "$input" $opts -o "$name.$2.h264" --stats "$name.$2.jsonl" --device "$1" $3 \
+		>"$name.$2.log" 2>&1
 	echo "$name $?" >>"status.$2"
 done <cases
 ENCODE
@@ -166,7 +167,7 @@ done
 while read -r name input opts; do
 	# shellcheck disable=SC2086 # the options are words
 	(cd "$out" && "$here/target/release/h264enc" encode -q "$input" $opts -o "$name.virt.h264" \
-		--recon "$name.virt.yuv" >"$name.virt.log" 2>&1) ||
+		--recon "$name.virt.yuv" --stats "$name.virt.jsonl" >"$name.virt.log" 2>&1) ||
 		{ cat "$out/$name.virt.log" >&2; fail "$name: the virtual device failed"; }
 done <"$out/cases"
 n=0
@@ -175,12 +176,29 @@ while read -r name _; do
 	[ "$dev" = 0 ] || { cat "$out/$name.dev.log" >&2; fail "$name: h264enc on the device exited ${dev:-?}"; }
 	cmp -s "$out/$name.dev.h264" "$out/$name.virt.h264" ||
 		fail "$name: the stream of the real driver differs from the virtual device's"
+	# The feedback read through real ioctls (frame size, type, frame_num,
+	# POC, long-term marking, the DPB by timestamp, the HRD verdict) is the
+	# virtual device's; only the virtual device has a reconstruction (PSNR).
+	for side in dev virt; do
+		sed 's/,"psnr_y":[^}]*//' "$out/$name.$side.jsonl" >"$out/$name.$side.feedback"
+	done
+	cmp -s "$out/$name.dev.feedback" "$out/$name.virt.feedback" ||
+		{ diff "$out/$name.dev.feedback" "$out/$name.virt.feedback" | head >&2
+		  fail "$name: the real driver's feedback differs from the virtual device's"; }
 	"$here/target/release/h264enc" verify "$out/$name.dev.h264" --recon "$out/$name.virt.yuv" \
 		>"$out/$name.verify.log" 2>&1 ||
 		{ cat "$out/$name.verify.log" >&2; fail "$name: ffmpeg's decode is not the reconstruction"; }
 	n=$((n + 1))
 done <"$out/cases"
-echo "h1-vm-check: $n streams of the real driver byte-identical to the virtual device's and decoded to its reconstruction"
+echo "h1-vm-check: $n streams of the real driver byte-identical to the virtual device's, with the same feedback, and decoded to its reconstruction"
+# What the feedback says of long-term references: the IDR picture is marked,
+# and the DPB of every later frame holds it (by its timestamp, 0).
+grep -q '"index":0,"type":"I".*"long_term":true,"dpb":\[0\]' "$out/ltr-layers.dev.jsonl" ||
+	fail "ltr-layers: the feedback of the IDR picture does not mark it long-term"
+if grep '"index":[1-9]' "$out/ltr-layers.dev.jsonl" | grep -vq '"dpb":\[0[],]'; then
+	fail "ltr-layers: a frame's feedback DPB lacks the long-term IDR picture"
+fi
+echo "h1-vm-check: feedback: the IDR picture marked long-term and held in every later frame's DPB (ltr-layers)"
 
 # The faults: each reason in the feedback, each frame queued again, and the
 # stream is the fault-free one.

@@ -26,7 +26,7 @@
 #   NN-name.diff   changes to files of 6.12 the overlay does not hold
 #   cover-letter   the cover letter: its first paragraph is the subject
 # Every kernel file of the overlay (include/, drivers/, rust/kernel/ but the
-# core's Cargo side, Documentation/userspace-api/media/v4l/) must be carried
+# core's Cargo side, Documentation/userspace-api/media/v4l/ and drivers/) must be carried
 # by exactly one patch.
 set -euo pipefail
 
@@ -55,7 +55,8 @@ die() {
 
 # Kernel files of the overlay, as tracked by git.
 overlay_files() {
-	git -C "$here" ls-files -- include drivers rust/kernel 'Documentation/userspace-api/media/v4l/*.rst' |
+	git -C "$here" ls-files -- include drivers rust/kernel 'Documentation/userspace-api/media/v4l/*.rst' \
+		'Documentation/userspace-api/media/drivers/*.rst' |
 		grep -vE '^rust/kernel/media/h264enc/(Cargo\.toml|cbindgen\.toml|examples/|tests/)'
 }
 

@@ -23,7 +23,7 @@ kernel_git() {
 		GIT_COMMITTER_NAME="Seed 0f86a4f3 maintainers" \
 		GIT_COMMITTER_EMAIL="maintainers@users.noreply.a-seed-0f86a4f3.example" \
 		GIT_AUTHOR_DATE="2026-12-04T12:00:00Z" GIT_COMMITTER_DATE="2026-12-04T12:00:00Z" \
-		git -C "$kernel_src" -c core.autocrlf=false -c diff.noprefix=false \
+		git -C "$kernel_src" -c core.autocrlf=false -c core.abbrev=12 -c diff.noprefix=false \
 		-c diff.mnemonicPrefix=false -c format.signOff=false "$@"
 }
 

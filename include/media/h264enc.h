@@ -18,6 +18,12 @@
 #endif
 
 /**
+ * H264ENC_MAX_DPB - Most reference pictures h264enc_get_dpb_entry() reports
+ * (V4L2_H264_NUM_DPB_ENTRIES).
+ */
+#define H264ENC_MAX_DPB 16
+
+/**
  * H264ENC_CTX_SIZE - Size in bytes of the storage of an encoder context.
  */
 #define H264ENC_CTX_SIZE 2048
@@ -86,6 +92,18 @@
  * H264ENC_CHECKPOINTS - Number of H1 checkpoints.
  */
 #define H264ENC_CHECKPOINTS 10
+
+/**
+ * H264ENC_HRD_UNDERFLOW - &h264enc_frame_status.hrd_flags: the picture had not
+ * fully arrived in the CPB at its removal time (C.3.3).
+ */
+#define H264ENC_HRD_UNDERFLOW 1
+
+/**
+ * H264ENC_HRD_OVERFLOW - &h264enc_frame_status.hrd_flags: the CPB overflowed
+ * while the picture arrived (C.3.2).
+ */
+#define H264ENC_HRD_OVERFLOW 2
 
 /**
  * struct h264enc_ctx - Storage of one encoder, allocated and owned by the C
@@ -500,13 +518,13 @@ struct h264enc_frame_status {
 	 */
 	__u32 qp_avg_q8;
 	/**
-	 * @hrd_underflows: CPB underflows so far.
+	 * @frame_num: frame_num of the picture's slices.
 	 */
-	__u32 hrd_underflows;
+	__u32 frame_num;
 	/**
-	 * @hrd_overflows: CPB overflows so far.
+	 * @pic_order_cnt: PicOrderCnt of the picture (8.2.1).
 	 */
-	__u32 hrd_overflows;
+	__s32 pic_order_cnt;
 	/**
 	 * @slice_type: slice_type % 5.
 	 */
@@ -523,6 +541,20 @@ struct h264enc_frame_status {
 	 * @temporal_id: temporal_id.
 	 */
 	__u8 temporal_id;
+	/**
+	 * @long_term: 1 when the picture is marked "used for long-term
+	 * reference".
+	 */
+	__u8 long_term;
+	/**
+	 * @hrd_flags: ``H264ENC_HRD_*`` flags of this picture: the CPB model's
+	 * verdict on it alone, not on the stream so far.
+	 */
+	__u8 hrd_flags;
+	/**
+	 * @reserved: Zero.
+	 */
+	__u8 reserved[2];
 };
 
 /**
@@ -541,6 +573,46 @@ struct h264enc_stats {
 	 * @errors: Frames that failed and were dropped.
 	 */
 	__u64 errors;
+};
+
+/**
+ * struct h264enc_dpb_entry - A reference picture as the driver reports it to
+ * the client.
+ */
+struct h264enc_dpb_entry {
+	/**
+	 * @timestamp: Timestamp of the picture's source buffer (the uAPI's
+	 * reference_ts).
+	 */
+	__u64 timestamp;
+	/**
+	 * @frame_num: FrameNum.
+	 */
+	__u32 frame_num;
+	/**
+	 * @pic_order_cnt: PicOrderCnt (8.2.1).
+	 */
+	__s32 pic_order_cnt;
+	/**
+	 * @long_term: 1 when marked "used for long-term reference".
+	 */
+	__u8 long_term;
+	/**
+	 * @long_term_frame_idx: LongTermFrameIdx when long-term.
+	 */
+	__u8 long_term_frame_idx;
+	/**
+	 * @temporal_id: temporal_id of the picture.
+	 */
+	__u8 temporal_id;
+	/**
+	 * @reserved: Zero.
+	 */
+	__u8 reserved;
+	/**
+	 * @reserved2: Zero.
+	 */
+	__u32 reserved2;
 };
 
 /**
@@ -753,6 +825,31 @@ int h264enc_slices_per_picture(struct h264enc_ctx *ctx);
  * Return: 0, or -EINVAL for a null pointer or an uninitialized context.
  */
 int h264enc_get_stats(struct h264enc_ctx *ctx, struct h264enc_stats *stats);
+
+/**
+ * h264enc_get_dpb_entry() - Copies the @index-th reference picture of the DPB
+ * into @entry.
+ * @ctx: an initialized context.
+ * @index: 0 for the first; the entries end at the first index that returns
+ * -ENOENT, at most %H264ENC_MAX_DPB.
+ * @entry: filled with the picture on success.
+ *
+ * The DPB is the one after the marking of the last completed frame: the
+ * pictures a client may name as the reference of the next ones.
+ *
+ * Safety: @ctx must be null or an initialized context and @entry null or
+ * writable, each used by no other call meanwhile.
+ *
+ * Context: Any context, hard IRQ included: it does not sleep, allocate or take
+ * locks. It only reads @ctx, but takes it exclusively like every call on
+ * a context: the caller serializes it with every other call on @ctx; calls on
+ * distinct contexts may run concurrently.
+ *
+ * Return: 0, or a negative errno: -EINVAL for a null pointer or an
+ * uninitialized context, -ENOENT when the DPB holds no more pictures.
+ */
+int h264enc_get_dpb_entry(struct h264enc_ctx *ctx, __u32 index,
+			  struct h264enc_dpb_entry *entry);
 
 /**
  * h264enc_write_filler() - Writes a filler data NAL unit of exactly @size bytes

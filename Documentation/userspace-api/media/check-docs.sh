@@ -20,7 +20,7 @@ count = 0
 for m in re.finditer(r'/\*\*\n \* struct (\w+) - .*?\*/\nstruct \1 \{(.*?)\n\};', header, re.S):
     name, body = m.group(1), m.group(2)
     doc = m.group(0)
-    for f in re.findall(r'^\s*__[us]\d+ (\w+)(?:\[\d+\])?;', body, re.M):
+    for f in re.findall(r'^\s*(?:__[us]\d+|struct \w+) (\w+)(?:\[\w+\])?;', body, re.M):
         count += 1
         if f'@{f}:' not in doc:
             missing.append(f'{name}.{f}: no kernel-doc')

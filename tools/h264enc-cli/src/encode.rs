@@ -164,7 +164,9 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
     let result = (|| -> Result<(), String> {
         let mut i = 0u64;
         while a.frames.is_none_or(|n| i < n) && src.read_frame(&mut frame)? {
-            let ts = i * 1_000_000_000 * u64::from(f.fps_den) / u64::from(f.fps_num);
+            // In whole microseconds, as a V4L2 buffer carries them: every
+            // device reports the same timestamps back (feedback, DPB).
+            let ts = i * 1_000_000 * u64::from(f.fps_den) / u64::from(f.fps_num) * 1000;
             let mut params = v4l2_ctrl_h264_encode_params::default();
             if a.force_idr.contains(&i) {
                 params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
@@ -219,7 +221,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 use h264enc::rc::{FrameResult, RateController};
                 c.complete(&FrameResult {
                     intra: done.keyframe(),
-                    bits: done.feedback.frame_bits,
+                    bits: done.feedback.frame_bytes.saturating_mul(8),
                     qp_avg_q8: done.feedback.qp_avg_q8,
                     mbs: mb_w * mb_h,
                 });
@@ -246,15 +248,29 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                     .map_err(|e| format!("cannot write the reconstruction: {e}"))?;
             }
             let fb = &done.feedback;
+            // The order of the feedback's DPB entries has no meaning.
+            let mut dpb: Vec<u64> = fb
+                .dpb
+                .iter()
+                .filter(|e| e.flags & V4L2_H264_DPB_ENTRY_FLAG_VALID != 0)
+                .map(|e| e.reference_ts)
+                .collect();
+            dpb.sort_unstable();
             summary.add(FrameStat {
                 index: i,
                 idr: done.keyframe(),
                 nal_ref_idc: fb.nal_ref_idc,
                 temporal_id: fb.temporal_id,
                 qp_q8: fb.qp_avg_q8,
-                bits: fb.frame_bits,
+                bits: fb.frame_bytes.saturating_mul(8),
                 target_bits: if target != 0 { target } else { fb.target_bits },
                 cpb_fullness: fb.cpb_fullness,
+                frame_num: fb.frame_num,
+                pic_order_cnt: fb.pic_order_cnt,
+                long_term: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_LONG_TERM != 0,
+                dpb,
+                hrd_underflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW != 0,
+                hrd_overflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW != 0,
                 psnr_y: psnr,
             });
             if let Some(b) = &bar {

@@ -13,6 +13,18 @@ pub struct FrameStat {
     pub bits: u32,
     pub target_bits: u32,
     pub cpb_fullness: u32,
+    pub frame_num: u32,
+    pub pic_order_cnt: i32,
+    /// Marked "used for long-term reference".
+    pub long_term: bool,
+    /// Timestamps (ns) of the reference pictures the encoder holds after this
+    /// frame, ascending.
+    pub dpb: Vec<u64>,
+    /// The encoder's HRD model found this access unit late at its removal time
+    /// (CPB underflow).
+    pub hrd_underflow: bool,
+    /// The CPB overflowed while this access unit arrived.
+    pub hrd_overflow: bool,
     pub psnr_y: Option<f64>,
 }
 
@@ -114,6 +126,26 @@ impl Summary {
             s,
             "  QP       average {qavg:.2}, min {qmin:.2}, max {qmax:.2}"
         );
+        let hrd = |what: &str, which: &dyn Fn(&FrameStat) -> bool| {
+            let at: Vec<u64> = self
+                .frames
+                .iter()
+                .filter(|f| which(f))
+                .map(|f| f.index)
+                .collect();
+            if at.is_empty() {
+                return String::new();
+            }
+            let shown: Vec<String> = at.iter().take(10).map(u64::to_string).collect();
+            let more = if at.len() > 10 { ", ..." } else { "" };
+            format!(
+                "  HRD      the stream breaks its HRD: CPB {what} at {} frames ({}{more})\n",
+                at.len(),
+                shown.join(", ")
+            )
+        };
+        s += &hrd("underflow", &|f| f.hrd_underflow);
+        s += &hrd("overflow", &|f| f.hrd_overflow);
         let psnrs: Vec<f64> = self.frames.iter().filter_map(|f| f.psnr_y).collect();
         if !psnrs.is_empty() {
             let _ = writeln!(
@@ -131,7 +163,7 @@ impl Summary {
         for f in &self.frames {
             let _ = writeln!(
                 out,
-                "{{\"index\":{},\"type\":\"{}\",\"nal_ref_idc\":{},\"temporal_layer\":{},\"qp\":{:.3},\"bits\":{},\"target_bits\":{},\"cpb_fullness\":{},\"psnr_y\":{}}}",
+                "{{\"index\":{},\"type\":\"{}\",\"nal_ref_idc\":{},\"temporal_layer\":{},\"qp\":{:.3},\"bits\":{},\"target_bits\":{},\"cpb_fullness\":{},\"frame_num\":{},\"poc\":{},\"long_term\":{},\"dpb\":{:?},\"hrd_underflow\":{},\"hrd_overflow\":{},\"psnr_y\":{}}}",
                 f.index,
                 if f.idr { "I" } else { "P" },
                 f.nal_ref_idc,
@@ -140,6 +172,12 @@ impl Summary {
                 f.bits,
                 f.target_bits,
                 f.cpb_fullness,
+                f.frame_num,
+                f.pic_order_cnt,
+                f.long_term,
+                f.dpb,
+                f.hrd_underflow,
+                f.hrd_overflow,
                 f.psnr_y.map_or("null".to_string(), |p| format!("{p:.3}"))
             );
         }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# The uAPI header compiles on its own as C (gnu11) and C++ with warnings as
+# The uAPI headers (v4l2-h264-enc.h, hantro-media.h) compile on their own as C (gnu11) and C++ with warnings as
 # errors, and every struct has one layout on 32 and 64 bits with no padding.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -9,7 +9,7 @@ top=$(cd "$here/../../.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 inc="-I$top/include/uapi"
-echo '#include <linux/v4l2-h264-enc.h>' > "$out/t.c"
+printf '#include <linux/v4l2-h264-enc.h>\n#include <linux/hantro-media.h>\n' > "$out/t.c"
 gcc -std=gnu11 -Wall -Wextra -Werror -pedantic -Wno-variadic-macros $inc -c "$out/t.c" -o "$out/t.o"
 cp "$out/t.c" "$out/t.cpp"
 g++ -Wall -Wextra -Werror $inc -c "$out/t.cpp" -o "$out/tpp.o"

@@ -29,22 +29,31 @@ int main(void)
 	FIELD(v4l2_ctrl_h264_encode_rc, qp);
 	FIELD(v4l2_ctrl_h264_encode_rc, reserved);
 	END(v4l2_ctrl_h264_encode_rc);
-	FIELD(v4l2_ctrl_h264_encode_feedback, frame_bits);
+	FIELD(v4l2_ctrl_h264_encode_feedback, dpb);
+	FIELD(v4l2_ctrl_h264_encode_feedback, frame_bytes);
 	FIELD(v4l2_ctrl_h264_encode_feedback, filler_bytes);
 	FIELD(v4l2_ctrl_h264_encode_feedback, target_bits);
 	FIELD(v4l2_ctrl_h264_encode_feedback, cpb_fullness);
 	FIELD(v4l2_ctrl_h264_encode_feedback, qp_avg_q8);
-	FIELD(v4l2_ctrl_h264_encode_feedback, qp_sum);
-	FIELD(v4l2_ctrl_h264_encode_feedback, rlc_count);
-	FIELD(v4l2_ctrl_h264_encode_feedback, mad_count);
+	FIELD(v4l2_ctrl_h264_encode_feedback, frame_num);
+	FIELD(v4l2_ctrl_h264_encode_feedback, pic_order_cnt);
 	FIELD(v4l2_ctrl_h264_encode_feedback, flags);
+	FIELD(v4l2_ctrl_h264_encode_feedback, error);
 	FIELD(v4l2_ctrl_h264_encode_feedback, slice_type);
 	FIELD(v4l2_ctrl_h264_encode_feedback, nal_ref_idc);
 	FIELD(v4l2_ctrl_h264_encode_feedback, temporal_id);
 	FIELD(v4l2_ctrl_h264_encode_feedback, reserved0);
-	FIELD(v4l2_ctrl_h264_encode_feedback, frame_num);
-	FIELD(v4l2_ctrl_h264_encode_feedback, error);
 	FIELD(v4l2_ctrl_h264_encode_feedback, reserved);
 	END(v4l2_ctrl_h264_encode_feedback);
+	/* The decoder's DPB entry, which the feedback reuses. */
+	FIELD(v4l2_h264_dpb_entry, reference_ts);
+	FIELD(v4l2_h264_dpb_entry, pic_num);
+	FIELD(v4l2_h264_dpb_entry, frame_num);
+	FIELD(v4l2_h264_dpb_entry, fields);
+	FIELD(v4l2_h264_dpb_entry, reserved);
+	FIELD(v4l2_h264_dpb_entry, top_field_order_cnt);
+	FIELD(v4l2_h264_dpb_entry, bottom_field_order_cnt);
+	FIELD(v4l2_h264_dpb_entry, flags);
+	END(v4l2_h264_dpb_entry);
 	return bad;
 }

@@ -37,6 +37,7 @@ fn main() {
             top.join("include/media/h264enc.h"),
             top.join("include/media/v4l2-h264-enc.h"),
             top.join("include/uapi/linux/v4l2-h264-enc.h"),
+            top.join("include/uapi/linux/hantro-media.h"),
             top.join("drivers/media/platform/verisilicon/hantro_h1_h264_enc.h"),
             top.join("drivers/media/platform/verisilicon/hantro_h1_regs.h"),
         ]
@@ -51,7 +52,7 @@ fn main() {
         .clang_arg(format!("-I{}", top.join("include/uapi").display()))
         .allowlist_type("vdev_result|v4l2_ctrl_h264_.*|v4l2_mpeg_video_.*")
         .prepend_enum_name(false)
-        .allowlist_var("V4L2_CID_.*|V4L2_H264_.*|V4L2_PIX_FMT_.*|V4L2_BUF_FLAG_.*|V4L2_CTRL_TYPE_H264_.*|V4L2_MPEG_VIDEO_.*")
+        .allowlist_var("HANTRO_H1_.*|V4L2_CID_.*|V4L2_H264_.*|V4L2_PIX_FMT_.*|V4L2_BUF_FLAG_.*|V4L2_CTRL_TYPE_H264_.*|V4L2_MPEG_VIDEO_.*")
         .allowlist_function("vdev_.*")
         .blocklist_function("vdev_host_.*")
         .derive_default(true)

@@ -399,6 +399,34 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
  * A failed frame: the stream state is as if it had not been queued, and its
  * feedback gives the reason (@err, a negative errno).
  */
+/*
+ * The reference pictures the core holds after the last completed frame, in
+ * the decoder's DPB entry form: the pictures a client may name next.
+ */
+static void hantro_h264_enc_report_dpb(struct hantro_h264_enc_hw_ctx *enc,
+				       struct v4l2_ctrl_h264_encode_feedback *fb)
+{
+	struct h264enc_dpb_entry e;
+	u32 i;
+
+	memset(fb->dpb, 0, sizeof(fb->dpb));
+	for (i = 0; i < ARRAY_SIZE(fb->dpb); i++) {
+		struct v4l2_h264_dpb_entry *d = &fb->dpb[i];
+
+		if (h264enc_get_dpb_entry(enc->core, i, &e))
+			break;
+		d->reference_ts = e.timestamp;
+		d->frame_num = e.frame_num;
+		d->pic_num = e.long_term ? e.long_term_frame_idx : e.frame_num;
+		d->fields = V4L2_H264_FRAME_REF;
+		d->top_field_order_cnt = e.pic_order_cnt;
+		d->bottom_field_order_cnt = e.pic_order_cnt;
+		d->flags = V4L2_H264_DPB_ENTRY_FLAG_VALID | V4L2_H264_DPB_ENTRY_FLAG_ACTIVE;
+		if (e.long_term)
+			d->flags |= V4L2_H264_DPB_ENTRY_FLAG_LONG_TERM;
+	}
+}
+
 static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 {
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
@@ -409,7 +437,11 @@ static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 	}
 	memset(&enc->feedback, 0, sizeof(enc->feedback));
 	enc->feedback.error = -err;
+	/* The stream is as if the frame had not been queued: so is its DPB. */
+	hantro_h264_enc_report_dpb(enc, &enc->feedback);
 	hantro_h1_h264_enc_set_feedback(ctx, &enc->feedback);
+	memset(enc->stats, 0, sizeof(enc->stats));
+	hantro_h1_h264_enc_set_stats(ctx, enc->stats);
 }
 
 /**
@@ -518,6 +550,35 @@ static int hantro_h264_enc_payload(size_t size, u32 header_bytes, u32 stream_bit
 	return header_bytes + stream_bits / 8;
 }
 
+/* The feedback flags of a completed frame: its type and its HRD verdict. */
+static u32 hantro_h264_enc_feedback_flags(const struct h264enc_frame_status *st)
+{
+	u32 flags = 0;
+
+	if (st->idr)
+		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_IDR;
+	if (st->long_term)
+		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_LONG_TERM;
+	if (st->hrd_flags & H264ENC_HRD_UNDERFLOW)
+		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW;
+	if (st->hrd_flags & H264ENC_HRD_OVERFLOW)
+		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW;
+	return flags;
+}
+
+/* The H1's statistics of a frame, as V4L2_CID_HANTRO_H1_H264_ENC_STATS has them. */
+static void hantro_h264_enc_stats(const struct h264enc_hw_feedback *hw,
+				  u32 stats[HANTRO_H1_H264_ENC_STATS_LEN])
+{
+	u32 i;
+
+	stats[HANTRO_H1_H264_ENC_STAT_QP_SUM] = hw->qp_sum;
+	stats[HANTRO_H1_H264_ENC_STAT_RLC_COUNT] = hw->rlc_count;
+	stats[HANTRO_H1_H264_ENC_STAT_MAD_COUNT] = hw->mad_count;
+	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
+		stats[HANTRO_H1_H264_ENC_STAT_CHECKPOINT(i)] = hw->checkpoints[i];
+}
+
 /*
  * A frame the hardware completed: hands the feedback registers, the slices and
  * the NAL size table to the core, which verifies them against the plan and
@@ -582,22 +643,22 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 	dst->flags |= st.idr ? V4L2_BUF_FLAG_KEYFRAME : V4L2_BUF_FLAG_PFRAME;
 
 	memset(fb, 0, sizeof(*fb));
-	fb->frame_bits = payload * 8;
+	fb->frame_bytes = payload;
 	fb->filler_bytes = st.filler_bytes;
 	fb->target_bits = st.target_bits;
 	fb->cpb_fullness = st.cpb_fullness;
 	fb->qp_avg_q8 = st.qp_avg_q8;
-	fb->qp_sum = hw.qp_sum;
-	fb->rlc_count = hw.rlc_count;
-	fb->mad_count = hw.mad_count;
-	fb->flags = (st.idr ? V4L2_H264_ENCODE_FEEDBACK_FLAG_IDR : 0) |
-		    (st.hrd_underflows ? V4L2_H264_ENCODE_FEEDBACK_FLAG_UNDERFLOW : 0) |
-		    (st.hrd_overflows ? V4L2_H264_ENCODE_FEEDBACK_FLAG_OVERFLOW : 0);
+	fb->frame_num = st.frame_num;
+	fb->pic_order_cnt = st.pic_order_cnt;
+	fb->flags = hantro_h264_enc_feedback_flags(&st);
+	/* The core's slice_type % 5 values are V4L2_H264_SLICE_TYPE_P and _I. */
 	fb->slice_type = st.slice_type;
 	fb->nal_ref_idc = st.nal_ref_idc;
 	fb->temporal_id = st.temporal_id;
-	fb->frame_num = enc->plan.frame_num;
+	hantro_h264_enc_report_dpb(enc, fb);
 	hantro_h1_h264_enc_set_feedback(ctx, fb);
+	hantro_h264_enc_stats(&hw, enc->stats);
+	hantro_h1_h264_enc_set_stats(ctx, enc->stats);
 	return 0;
 }
 

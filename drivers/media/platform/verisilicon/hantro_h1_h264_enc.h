@@ -5,6 +5,7 @@
 #ifndef HANTRO_H1_H264_ENC_H_
 #define HANTRO_H1_H264_ENC_H_
 
+#include <linux/hantro-media.h>
 #include <linux/types.h>
 #include <linux/v4l2-h264-enc.h>
 #include <media/h264enc.h>
@@ -44,6 +45,8 @@ struct hantro_h264_enc_buf {
  *	VIDIOC_STREAMON (those controls are grabbed while streaming), with the
  *	bit rates the core runs at
  * @feedback: what the last frame gave, for V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK
+ * @stats: the H1's statistics of the last frame, for
+ *	V4L2_CID_HANTRO_H1_H264_ENC_STATS
  */
 struct hantro_h264_enc_hw_ctx {
 	struct h264enc_ctx *core;
@@ -58,6 +61,7 @@ struct hantro_h264_enc_hw_ctx {
 	bool force_key_frame;
 	struct h264enc_config cfg;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
+	u32 stats[HANTRO_H1_H264_ENC_STATS_LEN];
 };
 
 struct media_request;
@@ -79,6 +83,8 @@ void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,
 int hantro_h1_h264_enc_update_bitrate(struct hantro_ctx *ctx);
 void hantro_h1_h264_enc_set_feedback(struct hantro_ctx *ctx,
 				     const struct v4l2_ctrl_h264_encode_feedback *fb);
+void hantro_h1_h264_enc_set_stats(struct hantro_ctx *ctx,
+				  const u32 stats[HANTRO_H1_H264_ENC_STATS_LEN]);
 int hantro_h1_h264_enc_request_validate(struct media_request *req);
 void hantro_h1_h264_enc_force_key_frame(struct hantro_ctx *ctx);
 

@@ -195,6 +195,24 @@ void hantro_h1_h264_enc_set_feedback(struct hantro_ctx *ctx,
 }
 
 /**
+ * hantro_h1_h264_enc_set_stats() - set the H1 statistics of the frame's request
+ * @ctx: the hantro context
+ * @stats: the H1's statistics of the frame, zero for a failed frame
+ *
+ * Context: Process context: it takes the control handler's mutex. The request
+ * gets the value when its job finishes, with the feedback.
+ */
+void hantro_h1_h264_enc_set_stats(struct hantro_ctx *ctx,
+				  const u32 stats[HANTRO_H1_H264_ENC_STATS_LEN])
+{
+	struct v4l2_ctrl *ctrl;
+
+	ctrl = v4l2_ctrl_find(&ctx->ctrl_handler, V4L2_CID_HANTRO_H1_H264_ENC_STATS);
+	if (ctrl)
+		v4l2_ctrl_s_ctrl_compound(ctrl, V4L2_CTRL_TYPE_U32, stats);
+}
+
+/**
  * hantro_h1_h264_enc_update_bitrate() - apply a new bit rate
  * @ctx: the hantro context, with no frame planned
  *

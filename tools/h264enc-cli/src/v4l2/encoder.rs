@@ -739,6 +739,8 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             flags: cb.flags,
             error,
             feedback: fb,
+            // The vendor statistics are hantro's alone; h264enc does not use them.
+            stats: None,
             rec_slot: 0,
         })
     }

@@ -23,6 +23,7 @@ struct vdev {
 	struct v4l2_ctrl_h264_encode_params params;
 	struct v4l2_ctrl_h264_encode_rc rc;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
+	u32 stats[HANTRO_H1_H264_ENC_STATS_LEN];
 	struct v4l2_ctrl_h264_sps sps;
 	struct v4l2_ctrl_h264_pps pps;
 };
@@ -166,6 +167,9 @@ struct vdev *vdev_create(void *host)
 		 &v->rc, sizeof(v->rc), 0);
 	add_ctrl(v, V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, V4L2_CTRL_TYPE_H264_ENCODE_FEEDBACK,
 		 &v->feedback, sizeof(v->feedback), 0);
+	/* hantro_drv.c: an array of HANTRO_H1_H264_ENC_STATS_LEN u32, read-only. */
+	add_ctrl(v, V4L2_CID_HANTRO_H1_H264_ENC_STATS, V4L2_CTRL_TYPE_U32, v->stats,
+		 sizeof(v->stats), 0);
 	return v;
 }
 
@@ -235,7 +239,8 @@ int vdev_set_ctrl(struct vdev *v, u32 id, const void *data, u32 size)
 
 	if (!c || size != c->size)
 		return -EINVAL;
-	if (id == V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK)
+	if (id == V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK ||
+	    id == V4L2_CID_HANTRO_H1_H264_ENC_STATS)
 		return -EACCES;
 	/* v4l2-ctrls-api.c: a grabbed control is busy before it is validated. */
 	if (c->grabbed)
@@ -385,6 +390,7 @@ int vdev_encode(struct vdev *v, const u8 *frame, u32 frame_len, u64 timestamp,
 		}
 	}
 	res->feedback = v->feedback;
+	memcpy(res->stats, v->stats, sizeof(res->stats));
 	if (state == VB2_BUF_STATE_ERROR) {
 		/* vb2_buffer_done(VB2_BUF_STATE_ERROR) */
 		res->error = -(int)v->feedback.error;

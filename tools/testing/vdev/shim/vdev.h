@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/hantro-media.h>
 #include <linux/v4l2-h264-enc.h>
 
 struct vdev;
@@ -20,6 +21,7 @@ struct vdev;
  * @error: 0, or the negative errno that ended the request
  * @rec_slot: reconstruction buffer the frame was written to
  * @feedback: the V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK of the request
+ * @stats: the V4L2_CID_HANTRO_H1_H264_ENC_STATS of the request
  */
 struct vdev_result {
 	uint32_t payload;
@@ -27,6 +29,7 @@ struct vdev_result {
 	int32_t error;
 	uint32_t rec_slot;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
+	uint32_t stats[HANTRO_H1_H264_ENC_STATS_LEN];
 };
 
 struct vdev *vdev_create(void *host);

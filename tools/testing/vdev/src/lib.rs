@@ -88,6 +88,9 @@ pub struct Completed {
     pub error: i32,
     /// The feedback control of the request.
     pub feedback: uapi::v4l2_ctrl_h264_encode_feedback,
+    /// The H1's statistics of the frame (V4L2_CID_HANTRO_H1_H264_ENC_STATS),
+    /// when the device reports them.
+    pub stats: Option<[u32; uapi::HANTRO_H1_H264_ENC_STATS_LEN as usize]>,
     /// Reconstruction slot of the frame.
     pub rec_slot: u32,
 }
@@ -252,6 +255,7 @@ impl VirtualDevice {
             flags: res.flags,
             error: res.error,
             feedback: res.feedback,
+            stats: Some(res.stats),
             rec_slot: res.rec_slot,
         })
     }

@@ -122,14 +122,17 @@ fn cbr_with_filler_signals_hrd_and_decodes() {
         .count();
     assert!(mixed > 0, "no picture with macroblocks at different QPs");
     assert!(
-        run.done.iter().skip(1).any(|c| c.feedback.mad_count > 0),
+        run.done
+            .iter()
+            .skip(1)
+            .any(|c| c.stats.unwrap()[HANTRO_H1_H264_ENC_STAT_MAD_COUNT as usize] > 0),
         "no macroblock under the MAD threshold"
     );
     for c in &run.done {
         assert_eq!(
             c.feedback.flags
-                & (V4L2_H264_ENCODE_FEEDBACK_FLAG_UNDERFLOW
-                    | V4L2_H264_ENCODE_FEEDBACK_FLAG_OVERFLOW),
+                & (V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW
+                    | V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW),
             0
         );
     }

@@ -12,11 +12,16 @@
 
 use super::cabac_init;
 use super::config::{Config, FrameParams};
+use super::dpb::DpbEntry;
 use super::encoder::{Encoder, Stats};
 use super::error::Error;
 use super::plan::{FramePlan, FrameStatus, HwFeedback};
 use super::sei;
 use core::mem::{align_of, size_of};
+
+/// Most reference pictures [`h264enc_get_dpb_entry`] reports
+/// (V4L2_H264_NUM_DPB_ENTRIES).
+pub const H264ENC_MAX_DPB: usize = 16;
 
 /// Size in bytes of the storage of an encoder context.
 pub const H264ENC_CTX_SIZE: usize = 2048;
@@ -95,6 +100,7 @@ const _: () = {
     assert!(H264ENC_FRAME_REFERENCE_TS == super::config::frame_flags::REFERENCE_TS);
     assert!(H264ENC_FRAME_QP == super::config::frame_flags::QP);
     assert!(size_of::<Encoder>() <= H264ENC_CTX_SIZE - 8);
+    assert!(H264ENC_MAX_DPB == super::dpb::MAX_DPB);
     assert!(align_of::<Encoder>() <= 8);
 };
 
@@ -484,6 +490,51 @@ pub unsafe extern "C" fn h264enc_get_stats(ctx: *mut Ctx, stats: *mut Stats) -> 
             *s = e.stats();
             0
         }
+        _ => EINVAL,
+    }
+}
+
+/// Copies the `index`-th reference picture of the DPB into `entry`.
+///
+/// - `ctx`: an initialized context.
+/// - `index`: 0 for the first; the entries end at the first index that
+///   returns -ENOENT, at most [`H264ENC_MAX_DPB`].
+/// - `entry`: filled with the picture on success.
+///
+/// The DPB is the one after the marking of the last completed frame: the
+/// pictures a client may name as the reference of the next ones.
+///
+/// # Safety
+///
+/// `ctx` must be null or an initialized context and `entry` null or writable,
+/// each used by no other call meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// It only reads `ctx`, but takes it exclusively like every call on a context:
+/// the caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// 0, or a negative errno: -EINVAL for a null pointer or an uninitialized
+/// context, -ENOENT when the DPB holds no more pictures.
+#[no_mangle]
+pub unsafe extern "C" fn h264enc_get_dpb_entry(
+    ctx: *mut Ctx,
+    index: u32,
+    entry: *mut DpbEntry,
+) -> i32 {
+    // SAFETY: the caller guarantees the pointers are null or valid.
+    match unsafe { (encoder(ctx), entry.as_mut()) } {
+        (Some(e), Some(out)) => match e.dpb_entry(index as usize) {
+            Some(d) => {
+                *out = d;
+                0
+            }
+            None => errno(Error::NoReference),
+        },
         _ => EINVAL,
     }
 }

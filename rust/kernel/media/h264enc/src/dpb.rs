@@ -24,12 +24,36 @@ pub struct RefPic {
     pub long_term_frame_idx: u8,
     /// FrameNum.
     pub frame_num: u32,
+    /// PicOrderCnt of the picture (8.2.1).
+    pub pic_order_cnt: i32,
     /// Reconstruction buffer slot holding the picture.
     pub slot: u32,
     /// Position in decoding order.
     pub decode_index: u64,
     /// Timestamp of the source buffer (the uAPI's reference_ts).
     pub timestamp: u64,
+}
+
+/// A reference picture as the driver reports it to the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct DpbEntry {
+    /// Timestamp of the picture's source buffer (the uAPI's reference_ts).
+    pub timestamp: u64,
+    /// FrameNum.
+    pub frame_num: u32,
+    /// PicOrderCnt (8.2.1).
+    pub pic_order_cnt: i32,
+    /// 1 when marked "used for long-term reference".
+    pub long_term: u8,
+    /// LongTermFrameIdx when long-term.
+    pub long_term_frame_idx: u8,
+    /// temporal_id of the picture.
+    pub temporal_id: u8,
+    /// Zero.
+    pub reserved: u8,
+    /// Zero.
+    pub reserved2: u32,
 }
 
 /// modification_of_pic_nums_idc and its value: one ref_pic_list_modification command.
@@ -273,6 +297,21 @@ impl Dpb {
         self.pics
             .iter()
             .position(|p| p.in_use && p.timestamp == timestamp)
+    }
+
+    /// Returns the `n`-th reference picture the DPB holds, in storage order,
+    /// as the driver reports it to the client.
+    pub fn entry(&self, n: usize) -> Option<DpbEntry> {
+        self.refs().nth(n).map(|p| DpbEntry {
+            timestamp: p.timestamp,
+            frame_num: p.frame_num,
+            pic_order_cnt: p.pic_order_cnt,
+            long_term: p.long_term as u8,
+            long_term_frame_idx: p.long_term_frame_idx,
+            temporal_id: p.temporal_id,
+            reserved: 0,
+            reserved2: 0,
+        })
     }
 
     /// Returns true when reconstruction slot `slot` holds a reference.

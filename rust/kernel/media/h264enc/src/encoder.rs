@@ -7,13 +7,16 @@
 //! full, mismatch) leaves the stream exactly as it was for the next one.
 
 use super::config::{frame_flags, rc_mode, Config, FrameParams};
-use super::dpb::{Dpb, RefPic};
+use super::dpb::{Dpb, DpbEntry, RefPic};
 use super::error::{Error, Result};
 use super::gop::{Decision, GopConfig, RefChoice};
 use super::level::{self, LevelNeeds};
 use super::math::{div_u64, mul_div};
 use super::nal::START_CODE;
-use super::plan::{slice_type, FramePlan, FrameStatus, HwFeedback};
+use super::plan::{
+    slice_type, FramePlan, FrameStatus, HwFeedback, H264ENC_HRD_OVERFLOW, H264ENC_HRD_UNDERFLOW,
+};
+use super::poc;
 use super::pps::PicParams;
 use super::rc::cqp::Cqp;
 use super::rc::frame::{FrameRc, FrameRcConfig};
@@ -35,6 +38,10 @@ struct Pending {
     plan: FramePlan,
     decision: Decision,
     timestamp: u64,
+    /// FrameNumOffset + frame_num (8.2.1.3).
+    abs_frame_num: u64,
+    /// PicOrderCnt (8.2.1).
+    pic_order_cnt: i32,
     header_bits: u32,
     inframe: InFramePlan,
 }
@@ -64,6 +71,8 @@ pub struct Encoder {
     frames_since_idr: u64,
     frame_index: u64,
     prev_ref_frame_num: u32,
+    /// FrameNumOffset + frame_num of the previous reference picture (8.2.1.3).
+    prev_ref_abs_frame_num: u64,
     next_idr_pic_id: u16,
     frames_since_bp: u32,
     pending: Option<Pending>,
@@ -205,6 +214,7 @@ impl Encoder {
             frames_since_idr: 0,
             frame_index: 0,
             prev_ref_frame_num: 0,
+            prev_ref_abs_frame_num: 0,
             next_idr_pic_id: 0,
             frames_since_bp: 0,
             pending: None,
@@ -346,6 +356,17 @@ impl Encoder {
         // log2_max_pic_order_cnt_lsb_minus4 is 0..=12 (7.4.2.1.1).
         let max_poc_lsb = 1u64 << (u32::from(self.sps.log2_max_poc_lsb_minus4.min(12)) + 4);
         plan.poc_lsb = (frames_since_idr.wrapping_mul(2) & max_poc_lsb.wrapping_sub(1)) as u32;
+        let abs_frame_num = if decision.idr {
+            0
+        } else {
+            self.prev_ref_abs_frame_num.saturating_add(1)
+        };
+        let pic_order_cnt = poc::pic_order_cnt(
+            self.sps.pic_order_cnt_type,
+            frames_since_idr,
+            abs_frame_num,
+            plan.nal_ref_idc != 0,
+        );
         plan.rec_slot = (0..self.num_slots)
             .find(|s| !self.dpb.slot_in_use(u32::from(*s)))
             .ok_or(Error::Overflow)?;
@@ -355,6 +376,8 @@ impl Encoder {
             plan,
             decision,
             timestamp: p.timestamp,
+            abs_frame_num,
+            pic_order_cnt,
             header_bits: 0,
             inframe: InFramePlan::default(),
         });
@@ -398,6 +421,8 @@ impl Encoder {
             plan,
             decision,
             timestamp: p.timestamp,
+            abs_frame_num,
+            pic_order_cnt,
             header_bits,
             inframe,
         });
@@ -528,12 +553,14 @@ impl Encoder {
                 temporal_id: d.temporal_id,
                 long_term_frame_idx: 0,
                 frame_num: plan.frame_num,
+                pic_order_cnt: pending.pic_order_cnt,
                 slot: u32::from(plan.rec_slot),
                 decode_index: self.frame_index,
                 timestamp: pending.timestamp,
             };
             self.dpb.mark(pic, d.idr, plan.mark_long_term != 0)?;
             self.prev_ref_frame_num = plan.frame_num;
+            self.prev_ref_abs_frame_num = pending.abs_frame_num;
         }
         if d.idr {
             self.force_idr = false;
@@ -555,6 +582,7 @@ impl Encoder {
         );
         let au_bits = pending.header_bits.saturating_add(fb.stream_bits);
         let qp_avg_q8 = div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32;
+        let hrd_before = self.hrd_violations();
         let filler_bits = self.rc.complete(&FrameResult {
             intra: d.idr,
             bits: au_bits,
@@ -575,13 +603,21 @@ impl Encoder {
             .stats
             .bits
             .saturating_add(u64::from(au_bits) + u64::from(filler_bytes) * 8);
-        let (fullness, under, over) = match &self.rc {
-            Rc::Frame(f) => (
-                f.cpb.fullness_bits().min(u64::from(u32::MAX)) as u32,
-                f.cpb.underflows,
-                f.cpb.overflows,
-            ),
-            _ => (0, 0, 0),
+        let fullness = match &self.rc {
+            Rc::Frame(f) => f.cpb.fullness_bits().min(u64::from(u32::MAX)) as u32,
+            _ => 0,
+        };
+        // The model counts violations since the stream began; the feedback
+        // reports this picture's alone.
+        let hrd_after = self.hrd_violations();
+        let hrd_flags = if hrd_after.0 != hrd_before.0 {
+            H264ENC_HRD_UNDERFLOW
+        } else {
+            0
+        } | if hrd_after.1 != hrd_before.1 {
+            H264ENC_HRD_OVERFLOW
+        } else {
+            0
         };
         Ok(FrameStatus {
             au_bits: au_bits.saturating_add(filler_bytes.saturating_mul(8)),
@@ -589,13 +625,30 @@ impl Encoder {
             cpb_fullness: fullness,
             target_bits: plan.target_bits,
             qp_avg_q8,
-            hrd_underflows: under,
-            hrd_overflows: over,
+            frame_num: plan.frame_num,
+            pic_order_cnt: pending.pic_order_cnt,
             slice_type: plan.slice_type,
             idr: plan.idr,
             nal_ref_idc: plan.nal_ref_idc,
             temporal_id: plan.temporal_id,
+            long_term: plan.mark_long_term,
+            hrd_flags,
+            reserved: [0; 2],
         })
+    }
+
+    /// Underflows and overflows of the CPB model since the stream began.
+    fn hrd_violations(&self) -> (u32, u32) {
+        match &self.rc {
+            Rc::Frame(f) => (f.cpb.underflows, f.cpb.overflows),
+            _ => (0, 0),
+        }
+    }
+
+    /// Returns the `n`-th reference picture of the DPB, after the marking of
+    /// the last completed frame.
+    pub fn dpb_entry(&self, n: usize) -> Option<DpbEntry> {
+        self.dpb.entry(n)
     }
 
     /// Checks the hardware output against the plan, slice by slice.

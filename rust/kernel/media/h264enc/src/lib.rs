@@ -29,6 +29,7 @@ pub mod level;
 pub mod math;
 pub mod nal;
 pub mod plan;
+pub mod poc;
 pub mod pps;
 pub mod rc;
 pub mod sei;

@@ -112,10 +112,10 @@ pub struct FrameStatus {
     pub target_bits: u32,
     /// Average QP, Q8.
     pub qp_avg_q8: u32,
-    /// CPB underflows so far.
-    pub hrd_underflows: u32,
-    /// CPB overflows so far.
-    pub hrd_overflows: u32,
+    /// frame_num of the picture's slices.
+    pub frame_num: u32,
+    /// PicOrderCnt of the picture (8.2.1).
+    pub pic_order_cnt: i32,
     /// slice_type % 5.
     pub slice_type: u8,
     /// 1 for an IDR picture.
@@ -124,4 +124,19 @@ pub struct FrameStatus {
     pub nal_ref_idc: u8,
     /// temporal_id.
     pub temporal_id: u8,
+    /// 1 when the picture is marked "used for long-term reference".
+    pub long_term: u8,
+    /// `H264ENC_HRD_*` flags of this picture: the CPB model's verdict on it
+    /// alone, not on the stream so far.
+    pub hrd_flags: u8,
+    /// Zero.
+    pub reserved: [u8; 2],
 }
+
+// Plain values: cbindgen copies the expression into C (see capi).
+/// [`FrameStatus::hrd_flags`]: the picture had not fully arrived in the CPB at
+/// its removal time (C.3.3).
+pub const H264ENC_HRD_UNDERFLOW: u8 = 0x1;
+/// [`FrameStatus::hrd_flags`]: the CPB overflowed while the picture arrived
+/// (C.3.2).
+pub const H264ENC_HRD_OVERFLOW: u8 = 0x2;

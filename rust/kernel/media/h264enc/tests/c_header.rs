@@ -143,6 +143,11 @@ fn layout_asserts() -> String {
             align_of::<h264enc::plan::FrameStatus>(),
         ),
         (
+            "h264enc_dpb_entry",
+            size_of::<h264enc::dpb::DpbEntry>(),
+            align_of::<h264enc::dpb::DpbEntry>(),
+        ),
+        (
             "h264enc_stats",
             size_of::<h264enc::encoder::Stats>(),
             align_of::<h264enc::encoder::Stats>(),

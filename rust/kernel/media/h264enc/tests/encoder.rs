@@ -4,7 +4,7 @@
 
 use h264enc::config::{Config, FrameParams};
 use h264enc::encoder::Encoder;
-use h264enc::plan::{FramePlan, HwFeedback};
+use h264enc::plan::{FramePlan, FrameStatus, HwFeedback, H264ENC_HRD_UNDERFLOW};
 use h264enc::Error;
 use hantro_h1_model::slice::SliceHeader;
 
@@ -46,16 +46,154 @@ fn feedback(plan: &FramePlan, nal: &[u8]) -> HwFeedback {
 }
 
 fn step(enc: &mut Encoder, ts: u64) -> FramePlan {
+    run(enc, ts, 0, 2).0
+}
+
+/// Codes frame `ts` with `flags`, the hardware writing `body` bytes of
+/// macroblock data; returns the plan and what the core reported.
+fn run(enc: &mut Encoder, ts: u64, flags: u32, body: usize) -> (FramePlan, FrameStatus) {
+    run_poc(enc, ts, flags, body, false)
+}
+
+/// [`run`] for a stream of `pic_order_cnt_type` 2, or 0 when `poc_type_0`:
+/// the slice header then carries pic_order_cnt_lsb.
+fn run_poc(
+    enc: &mut Encoder,
+    ts: u64,
+    flags: u32,
+    body: usize,
+    poc_type_0: bool,
+) -> (FramePlan, FrameStatus) {
     let plan = enc
         .plan_frame(&FrameParams {
             timestamp: ts,
+            flags,
             ..FrameParams::default()
         })
         .unwrap();
-    let nal = slice_for(&plan, |_| {});
-    enc.complete_frame(&feedback(&plan, &nal), &nal, &[nal.len() as u32])
+    let mut h = plan_hardware::header_for(&plan, 8);
+    if poc_type_0 {
+        // The core's SPS: log2_max_pic_order_cnt_lsb_minus4 = 12.
+        h.poc_lsb = Some((plan.poc_lsb, 16));
+    }
+    let nal = plan_hardware::slice_nal(&plan, &h, body);
+    let st = enc
+        .complete_frame(&feedback(&plan, &nal), &nal, &[nal.len() as u32])
         .unwrap();
-    plan
+    (plan, st)
+}
+
+/// The timestamps and long-term marks of the DPB the core reports.
+fn dpb(enc: &Encoder) -> Vec<(u64, bool)> {
+    let mut v: Vec<(u64, bool)> = (0..)
+        .map_while(|i| enc.dpb_entry(i))
+        .map(|e| (e.timestamp, e.long_term != 0))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+#[test]
+fn status_gives_the_pictures_order_count_as_a_decoder_derives_it() {
+    // pic_order_cnt_type 0: PicOrderCnt = 2 * frames since the IDR, whose
+    // low bits are the pic_order_cnt_lsb the slice carries (8.2.1.1).
+    let mut enc = Encoder::new(&Config {
+        poc_type: 0,
+        idr_period: 5,
+        ..cfg(1)
+    })
+    .unwrap();
+    for i in 0..12u64 {
+        let (plan, st) = run_poc(&mut enc, i, 0, 2, true);
+        assert_eq!(st.pic_order_cnt, 2 * (i % 5) as i32, "frame {i}");
+        assert_eq!(
+            st.pic_order_cnt as u32 % 256,
+            plan.poc_lsb % 256,
+            "frame {i}"
+        );
+        assert_eq!((st.frame_num, st.idr), (plan.frame_num, plan.idr));
+    }
+    // pic_order_cnt_type 2 with a non-reference top layer: 2 * absFrameNum,
+    // one less for a non-reference picture (8.2.1.3).
+    let mut enc = Encoder::new(&Config {
+        temporal_layers: 2,
+        ..cfg(1)
+    })
+    .unwrap();
+    let mut abs_frame_num = 0i32;
+    let mut prev_ref = true;
+    for i in 0..9u64 {
+        let (_, st) = run(&mut enc, i, 0, 2);
+        if i > 0 && prev_ref {
+            abs_frame_num += 1;
+        }
+        let reference = st.nal_ref_idc != 0;
+        assert_eq!(
+            st.pic_order_cnt,
+            2 * abs_frame_num - i32::from(!reference),
+            "frame {i}"
+        );
+        prev_ref = reference;
+    }
+}
+
+#[test]
+fn dpb_report_names_the_references_by_timestamp() {
+    let mut enc = Encoder::new(&Config {
+        ltr_period: 4,
+        ..cfg(1)
+    })
+    .unwrap();
+    assert!(dpb(&enc).is_empty());
+    let (_, st) = run(&mut enc, 100, 0, 2);
+    assert_eq!(st.long_term, 1, "the IDR picture is marked long-term");
+    assert_eq!(dpb(&enc), [(100, true)]);
+    run(&mut enc, 101, 0, 2);
+    assert_eq!(dpb(&enc), [(100, true), (101, false)]);
+    // The sliding window drops 101 for 102; the long-term picture stays.
+    let (_, st) = run(&mut enc, 102, 0, 2);
+    assert_eq!(st.long_term, 0);
+    assert_eq!(dpb(&enc), [(100, true), (102, false)]);
+    let e = (0..)
+        .map_while(|i| enc.dpb_entry(i))
+        .find(|e| e.timestamp == 102);
+    assert_eq!(e.map(|e| (e.frame_num, e.pic_order_cnt)), Some((2, 4)));
+    // A frame that names a picture the DPB no longer holds is refused, and
+    // the DPB stays as it was.
+    let gone = enc.plan_frame(&FrameParams {
+        timestamp: 103,
+        reference_ts: 101,
+        flags: h264enc::config::frame_flags::REFERENCE_TS,
+        ..FrameParams::default()
+    });
+    assert_eq!(gone, Err(Error::NoReference));
+    assert_eq!(dpb(&enc), [(100, true), (102, false)]);
+    // An IDR picture empties it.
+    run(&mut enc, 104, h264enc::config::frame_flags::FORCE_IDR, 2);
+    assert_eq!(dpb(&enc), [(104, true)]);
+}
+
+#[test]
+fn hrd_flags_judge_each_access_unit_alone() {
+    // CBR at 100 kb/s with a 10 kb CPB and filler (small pictures do not
+    // overflow it): a 4 kB picture cannot arrive in time; the pictures after
+    // it are small again.
+    let mut enc = Encoder::new(&Config {
+        rc_mode: h264enc::config::rc_mode::CBR,
+        bitrate: 100_000,
+        cpb_size: 10_000,
+        filler: 1,
+        ..cfg(1)
+    })
+    .unwrap();
+    let mut flags = Vec::new();
+    for i in 0..40u64 {
+        let body = if i == 10 { 4000 } else { 2 };
+        flags.push(run(&mut enc, i, 0, body).1.hrd_flags);
+    }
+    assert!(flags[..10].iter().all(|&f| f == 0), "{flags:?}");
+    assert_eq!(flags[10], H264ENC_HRD_UNDERFLOW, "{flags:?}");
+    assert!(flags[20..].iter().all(|&f| f == 0), "{flags:?}");
 }
 
 #[test]
