@@ -71,10 +71,7 @@ fn feedback_reports_decisions_and_the_dpb_by_timestamp() {
     assert_eq!(u32::from(fb.slice_type), V4L2_H264_SLICE_TYPE_P);
     assert_eq!(fb.flags, 0);
     assert_eq!((fb.frame_num, fb.pic_order_cnt), (1, 2));
-    assert_eq!(
-        dpb(&c),
-        [(0, 0, 0, 0, true), (33_333_000, 1, 1, 2, false)]
-    );
+    assert_eq!(dpb(&c), [(0, 0, 0, 0, true), (33_333_000, 1, 1, 2, false)]);
     let good = dpb(&c);
 
     // A request that names a picture the DPB does not hold fails with
@@ -105,8 +102,5 @@ fn feedback_reports_decisions_and_the_dpb_by_timestamp() {
     assert!(qp_sum > 0 && stats[HANTRO_H1_H264_ENC_STAT_RLC_COUNT as usize] > 0);
     assert_eq!(c.feedback.qp_avg_q8, qp_sum * 256 / MBS);
     assert_eq!((c.feedback.frame_num, c.feedback.pic_order_cnt), (2, 4));
-    assert_eq!(
-        dpb(&c),
-        [(0, 0, 0, 0, true), (66_666_000, 2, 2, 4, false)]
-    );
+    assert_eq!(dpb(&c), [(0, 0, 0, 0, true), (66_666_000, 2, 2, 4, false)]);
 }
