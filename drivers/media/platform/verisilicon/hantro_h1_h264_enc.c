@@ -429,6 +429,7 @@ static void hantro_h264_enc_report_dpb(struct hantro_h264_enc_hw_ctx *enc,
 
 static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 {
+	static const u32 no_stats[HANTRO_H1_H264_ENC_STATS_LEN];
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 
 	if (enc->pending) {
@@ -440,8 +441,7 @@ static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 	/* The stream is as if the frame had not been queued: so is its DPB. */
 	hantro_h264_enc_report_dpb(enc, &enc->feedback);
 	hantro_h1_h264_enc_set_feedback(ctx, &enc->feedback);
-	memset(enc->stats, 0, sizeof(enc->stats));
-	hantro_h1_h264_enc_set_stats(ctx, enc->stats);
+	hantro_h1_h264_enc_set_stats(ctx, no_stats);
 }
 
 /**
@@ -593,6 +593,7 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 	struct v4l2_ctrl_h264_encode_feedback *fb = &enc->feedback;
 	struct h264enc_hw_feedback hw = { 0 };
 	struct h264enc_frame_status st;
+	u32 stats[HANTRO_H1_H264_ENC_STATS_LEN];
 	u8 *buf = vb2_plane_vaddr(&dst->vb2_buf, 0);
 	size_t size = vb2_plane_size(&dst->vb2_buf, 0);
 	const u32 *table = enc->nal_table.cpu;
@@ -657,8 +658,8 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 	fb->temporal_id = st.temporal_id;
 	hantro_h264_enc_report_dpb(enc, fb);
 	hantro_h1_h264_enc_set_feedback(ctx, fb);
-	hantro_h264_enc_stats(&hw, enc->stats);
-	hantro_h1_h264_enc_set_stats(ctx, enc->stats);
+	hantro_h264_enc_stats(&hw, stats);
+	hantro_h1_h264_enc_set_stats(ctx, stats);
 	return 0;
 }
 

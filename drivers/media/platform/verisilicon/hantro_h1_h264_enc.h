@@ -45,8 +45,6 @@ struct hantro_h264_enc_buf {
  *	VIDIOC_STREAMON (those controls are grabbed while streaming), with the
  *	bit rates the core runs at
  * @feedback: what the last frame gave, for V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK
- * @stats: the H1's statistics of the last frame, for
- *	V4L2_CID_HANTRO_H1_H264_ENC_STATS
  */
 struct hantro_h264_enc_hw_ctx {
 	struct h264enc_ctx *core;
@@ -61,7 +59,6 @@ struct hantro_h264_enc_hw_ctx {
 	bool force_key_frame;
 	struct h264enc_config cfg;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
-	u32 stats[HANTRO_H1_H264_ENC_STATS_LEN];
 };
 
 struct media_request;
