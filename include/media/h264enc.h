@@ -247,7 +247,8 @@ struct h264enc_config {
 	 */
 	__u32 cpb_size;
 	/**
-	 * @qp_i: QP of intra pictures (CQP) and the fallback of client mode.
+	 * @qp_i: QP of intra pictures (CQP, and client mode when a frame brings
+	 * none).
 	 */
 	__u8 qp_i;
 	/**
@@ -289,9 +290,16 @@ struct h264enc_config {
 	 */
 	__u8 max_refs_per_frame;
 	/**
-	 * @reserved: Must be zero.
+	 * @ltr_count: Long-term references, 0 or 1: with 1 every IDR picture is
+	 * marked long-term (``V4L2_CID_MPEG_VIDEO_LTR_COUNT``).
 	 */
-	__u8 reserved[2];
+	__u8 ltr_count;
+	/**
+	 * @omit_param_sets: 1 to write the SPS and PPS only before the first
+	 * IDR picture and before one whose SPS changed; 0 before every IDR
+	 * picture (``V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR`` = 1).
+	 */
+	__u8 omit_param_sets;
 };
 
 /**

@@ -9,9 +9,6 @@
 
 int v4l2_h264_enc_validate_params(const struct v4l2_ctrl_h264_encode_params *p);
 int v4l2_h264_enc_validate_rc(const struct v4l2_ctrl_h264_encode_rc *rc);
-int v4l2_h264_enc_validate_sps(const struct v4l2_ctrl_h264_sps *sps);
-int v4l2_h264_enc_validate_pps(const struct v4l2_ctrl_h264_pps *pps,
-			       const struct v4l2_ctrl_h264_sps *sps);
 int v4l2_h264_enc_validate_compound(u32 type, const void *p);
 
 #endif /* _MEDIA_V4L2_H264_ENC_H */

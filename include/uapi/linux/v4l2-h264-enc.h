@@ -3,11 +3,10 @@
  * V4L2 stateless H.264 encoding: controls of the per-frame encode parameters,
  * the per-frame rate-control override and the encode feedback.
  *
- * Sequence and picture parameters reuse V4L2_CID_STATELESS_H264_SPS and
- * V4L2_CID_STATELESS_H264_PPS; rate-control policy reuses the stateful codec
- * controls (V4L2_CID_MPEG_VIDEO_BITRATE_MODE, _BITRATE, _BITRATE_PEAK,
- * _H264_CPB_SIZE, _H264_MIN_QP, _H264_MAX_QP, _H264_I_FRAME_QP,
- * _H264_P_FRAME_QP, _GOP_SIZE, _FORCE_KEY_FRAME, _FRAME_RC_ENABLE). See
+ * The sequence-level settings are the stateful codec controls that express
+ * them (V4L2_CID_MPEG_VIDEO_H264_PROFILE, _H264_LEVEL, _H264_ENTROPY_MODE,
+ * _BITRATE_MODE, _BITRATE, _GOP_SIZE, ...): the encoder writes the SPS and
+ * PPS itself. See
  * Documentation/userspace-api/media/v4l/dev-stateless-encoder.rst.
  *
  * This header is written to be folded into v4l2-controls.h and videodev2.h.
@@ -64,9 +63,11 @@ struct v4l2_ctrl_h264_encode_params {
 /**
  * struct v4l2_ctrl_h264_encode_rc - per-frame rate-control override
  * @flags: combination of V4L2_H264_ENCODE_RC_FLAG_* flags.
- * @qp: QP of the frame, 0..51, with V4L2_H264_ENCODE_RC_FLAG_QP. Required on
- *	every frame when V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE is 0 (client-driven
- *	rate control); refused otherwise.
+ * @qp: QP of the frame, 0..51, with V4L2_H264_ENCODE_RC_FLAG_QP, in place of
+ *	V4L2_CID_MPEG_VIDEO_H264_I_FRAME_QP or _P_FRAME_QP when
+ *	V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE is 0 (client-driven rate control).
+ *	With frame-level rate control on, a frame with this flag fails with
+ *	EINVAL in its feedback.
  * @reserved: must be zero.
  */
 struct v4l2_ctrl_h264_encode_rc {
@@ -148,8 +149,9 @@ struct v4l2_ctrl_h264_encode_feedback {
 
 /*
  * Integer control: frames between P frames that predict from the long-term
- * reference (marked on every IDR picture), for error recovery; 0 disables
- * long-term references. Range 0..1024.
+ * reference, for error recovery; 0 for only when a request names it. The
+ * long-term reference is every IDR picture when V4L2_CID_MPEG_VIDEO_LTR_COUNT
+ * is 1, which a period > 0 needs. Range 0..1024.
  */
 #define V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD	(V4L2_CID_CODEC_STATELESS_BASE + 35)
 

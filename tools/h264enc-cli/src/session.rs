@@ -3,7 +3,7 @@
 //! `Documentation/userspace-api/media/v4l/dev-stateless-encoder.rst` gives,
 //! and streaming started. Shared by the command line and the GStreamer element.
 
-use crate::device::{bytes_of, Device, PixelFormat};
+use crate::device::{Device, PixelFormat};
 use crate::units::CpbSize;
 use hantro_vdev::uapi::*;
 
@@ -125,38 +125,58 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
 
     d.set_format(c.width, c.height, c.format, c.fps_num, c.fps_den)
         .map_err(|e| dev_err("the format", e))?;
-    let sps = v4l2_ctrl_h264_sps {
-        profile_idc: match c.profile {
-            Profile::Baseline => 66,
-            Profile::Main => 77,
-            Profile::High => 100,
-        },
-        chroma_format_idc: 1,
-        log2_max_frame_num_minus4: 12,
-        pic_order_cnt_type: 2,
-        max_num_ref_frames: 1,
-        flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY,
-        ..Default::default()
-    };
-    d.set_compound(V4L2_CID_STATELESS_H264_SPS, bytes_of(&sps))
-        .map_err(|e| dev_err("the SPS", e))?;
-    let mut pps_flags = V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT;
-    if cabac {
-        pps_flags |= V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE;
-    }
-    if transform_8x8 {
-        pps_flags |= V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE;
-    }
-    let pps = v4l2_ctrl_h264_pps {
-        flags: pps_flags as u16,
-        ..Default::default()
-    };
-    d.set_compound(V4L2_CID_STATELESS_H264_PPS, bytes_of(&pps))
-        .map_err(|e| dev_err("the PPS", e))?;
     let set = |d: &mut dyn Device, id: u32, v: i64, what: &str| -> Result<(), String> {
         let v = i32::try_from(v).map_err(|_| format!("{what} {v} is out of range"))?;
         d.set_ctrl(id, v).map_err(|e| dev_err(what, e))
     };
+    let bitrate = c.bitrate.unwrap_or(0);
+    let peak = c.max_bitrate.unwrap_or(if rc == RcMode::Vbr {
+        bitrate * 3 / 2
+    } else {
+        bitrate
+    });
+    let cpb_bits = c.cpb_size.map(|c| c.bits(peak)).unwrap_or(peak);
+    let (profile, profile_idc) = match c.profile {
+        Profile::Baseline => (V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE, 66),
+        Profile::Main => (V4L2_MPEG_VIDEO_H264_PROFILE_MAIN, 77),
+        Profile::High => (V4L2_MPEG_VIDEO_H264_PROFILE_HIGH, 100),
+    };
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_PROFILE,
+        i64::from(profile),
+        "--profile",
+    )?;
+    let level = lowest_level(c, rc, profile_idc, peak, cpb_bits)
+        .and_then(level_menu)
+        .ok_or_else(|| {
+            format!(
+                "{}x{} at this rate fits no H.264 level up to 5.1",
+                c.width, c.height
+            )
+        })?;
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+        i64::from(level),
+        "the level",
+    )?;
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE,
+        i64::from(if cabac {
+            V4L2_MPEG_VIDEO_H264_ENTROPY_MODE_CABAC
+        } else {
+            V4L2_MPEG_VIDEO_H264_ENTROPY_MODE_CAVLC
+        }),
+        "--cabac",
+    )?;
+    set(
+        d,
+        V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM,
+        i64::from(transform_8x8),
+        "--transform-8x8",
+    )?;
     set(d, V4L2_CID_MPEG_VIDEO_GOP_SIZE, i64::from(c.gop), "--gop")?;
     set(
         d,
@@ -198,12 +218,20 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
             "--slices",
         )?;
     }
-    set(
-        d,
-        V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
-        i64::from(c.temporal_layers),
-        "--temporal-layers",
-    )?;
+    if c.temporal_layers > 1 {
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING,
+            1,
+            "--temporal-layers",
+        )?;
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
+            i64::from(c.temporal_layers),
+            "--temporal-layers",
+        )?;
+    }
     // Set only when it is not the default, so that CABAC with idc 0 works on
     // drivers without the control.
     if cabac && c.cabac_init_idc != 0 {
@@ -214,50 +242,46 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
             "--cabac-init-idc",
         )?;
     }
-    set(
-        d,
-        V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
-        i64::from(c.ltr_period),
-        "--ltr-period",
-    )?;
-    let bitrate = c.bitrate.unwrap_or(0);
-    let peak = c.max_bitrate.unwrap_or(if rc == RcMode::Vbr {
-        bitrate * 3 / 2
+    if c.ltr_period > 0 {
+        set(d, V4L2_CID_MPEG_VIDEO_LTR_COUNT, 1, "--ltr-period")?;
+        set(
+            d,
+            V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
+            i64::from(c.ltr_period),
+            "--ltr-period",
+        )?;
+    }
+    if c.client_rc || rc == RcMode::Cqp {
+        // Without frame-level rate control the device codes I_FRAME_QP and
+        // P_FRAME_QP, or the QP a request brings.
+        set(d, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, "--qp")?;
     } else {
-        bitrate
-    });
-    let cpb_bits = c.cpb_size.map(|c| c.bits(peak)).unwrap_or(peak);
-    if c.client_rc {
-        set(d, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, "--client-rc")?;
-    } else {
-        let mode = match rc {
-            RcMode::Cqp => V4L2_MPEG_VIDEO_BITRATE_MODE_CQ,
-            RcMode::Cbr => V4L2_MPEG_VIDEO_BITRATE_MODE_CBR,
-            RcMode::Vbr => V4L2_MPEG_VIDEO_BITRATE_MODE_VBR,
+        let mode = if rc == RcMode::Vbr {
+            V4L2_MPEG_VIDEO_BITRATE_MODE_VBR
+        } else {
+            V4L2_MPEG_VIDEO_BITRATE_MODE_CBR
         };
         set(d, V4L2_CID_MPEG_VIDEO_BITRATE_MODE, i64::from(mode), "--rc")?;
-        if rc != RcMode::Cqp {
-            set(d, V4L2_CID_MPEG_VIDEO_BITRATE, bitrate as i64, "--bitrate")?;
-            set(
-                d,
-                V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
-                peak as i64,
-                "--max-bitrate",
-            )?;
-            // The CPB size control counts kilobytes (1000 bytes).
-            set(
-                d,
-                V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
-                cpb_bits.div_ceil(8000) as i64,
-                "--cpb-size",
-            )?;
-            set(
-                d,
-                V4L2_CID_STATELESS_H264_ENCODE_FILLER,
-                i64::from(c.filler),
-                "--filler",
-            )?;
-        }
+        set(d, V4L2_CID_MPEG_VIDEO_BITRATE, bitrate as i64, "--bitrate")?;
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
+            peak as i64,
+            "--max-bitrate",
+        )?;
+        // The CPB size control counts kilobytes (1000 bytes).
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
+            cpb_bits.div_ceil(8000) as i64,
+            "--cpb-size",
+        )?;
+        set(
+            d,
+            V4L2_CID_STATELESS_H264_ENCODE_FILLER,
+            i64::from(c.filler),
+            "--filler",
+        )?;
     }
     d.start().map_err(|e| dev_err("the configuration", e))?;
     Ok(Configured {
@@ -267,5 +291,61 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
         cpb_bits,
         mb_w,
         mb_h,
+    })
+}
+
+/// The lowest level that holds the stream, as the device's core judges it:
+/// V4L2's level control has no "automatic" value.
+fn lowest_level(
+    c: &StreamConfig,
+    rc: RcMode,
+    profile_idc: u8,
+    peak: u64,
+    cpb_bits: u64,
+) -> Option<u8> {
+    use h264enc::config::{rc_mode, Config};
+    let (rc_mode, bitrate, max_bitrate, cpb_size) = match (c.client_rc, rc) {
+        (false, RcMode::Cbr) => (rc_mode::CBR, peak, peak, cpb_bits),
+        (false, RcMode::Vbr) => (rc_mode::VBR, c.bitrate.unwrap_or(0), peak, cpb_bits),
+        _ => (rc_mode::CQP, 0, 0, 0),
+    };
+    let cfg = Config {
+        width: u16::try_from(c.width).ok()?,
+        height: u16::try_from(c.height).ok()?,
+        fps_num: c.fps_num,
+        fps_den: c.fps_den,
+        profile_idc,
+        rc_mode,
+        bitrate: u32::try_from(bitrate).ok()?,
+        max_bitrate: u32::try_from(max_bitrate).ok()?,
+        cpb_size: u32::try_from(cpb_size).ok()?,
+        temporal_layers: c.temporal_layers.max(1),
+        ltr_count: u8::from(c.ltr_period > 0),
+        ltr_period: c.ltr_period,
+        max_refs_per_frame: 1,
+        ..Config::default()
+    };
+    h264enc::level::choose(&h264enc::encoder::level_needs(&cfg).ok()?)
+}
+
+/// The `V4L2_CID_MPEG_VIDEO_H264_LEVEL` menu entry of `level_idc`.
+fn level_menu(level_idc: u8) -> Option<u32> {
+    Some(match level_idc {
+        10 => V4L2_MPEG_VIDEO_H264_LEVEL_1_0,
+        11 => V4L2_MPEG_VIDEO_H264_LEVEL_1_1,
+        12 => V4L2_MPEG_VIDEO_H264_LEVEL_1_2,
+        13 => V4L2_MPEG_VIDEO_H264_LEVEL_1_3,
+        20 => V4L2_MPEG_VIDEO_H264_LEVEL_2_0,
+        21 => V4L2_MPEG_VIDEO_H264_LEVEL_2_1,
+        22 => V4L2_MPEG_VIDEO_H264_LEVEL_2_2,
+        30 => V4L2_MPEG_VIDEO_H264_LEVEL_3_0,
+        31 => V4L2_MPEG_VIDEO_H264_LEVEL_3_1,
+        32 => V4L2_MPEG_VIDEO_H264_LEVEL_3_2,
+        40 => V4L2_MPEG_VIDEO_H264_LEVEL_4_0,
+        41 => V4L2_MPEG_VIDEO_H264_LEVEL_4_1,
+        42 => V4L2_MPEG_VIDEO_H264_LEVEL_4_2,
+        50 => V4L2_MPEG_VIDEO_H264_LEVEL_5_0,
+        51 => V4L2_MPEG_VIDEO_H264_LEVEL_5_1,
+        _ => return None,
     })
 }

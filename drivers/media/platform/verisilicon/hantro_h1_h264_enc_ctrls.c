@@ -24,27 +24,74 @@ static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
 	return v ? *v : def;
 }
 
+/* profile_idc of the V4L2_CID_MPEG_VIDEO_H264_PROFILE menu entries offered. */
+static u8 hantro_h264_enc_profile_idc(s32 profile)
+{
+	switch (profile) {
+	case V4L2_MPEG_VIDEO_H264_PROFILE_MAIN:
+		return 77;
+	case V4L2_MPEG_VIDEO_H264_PROFILE_HIGH:
+		return 100;
+	default:
+		/*
+		 * Baseline is coded as Constrained Baseline (no FMO, ASO or
+		 * redundant slices), which every Baseline decoder decodes.
+		 */
+		return 66;
+	}
+}
+
+/* level_idc of a V4L2_CID_MPEG_VIDEO_H264_LEVEL menu entry (Table A-1); not 1b. */
+static u8 hantro_h264_enc_level_idc(s32 level)
+{
+	static const u8 idc[] = {
+		[V4L2_MPEG_VIDEO_H264_LEVEL_1_0] = 10,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_1_1] = 11,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_1_2] = 12,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_1_3] = 13,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_2_0] = 20,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_2_1] = 21,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_2_2] = 22,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_3_0] = 30,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_3_1] = 31,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_3_2] = 32,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_4_0] = 40,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_4_1] = 41,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_4_2] = 42,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_5_0] = 50,
+		[V4L2_MPEG_VIDEO_H264_LEVEL_5_1] = 51,
+	};
+
+	return level >= 0 && level < ARRAY_SIZE(idc) ? idc[level] : 0;
+}
+
+/*
+ * V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 1 (lowest) to 100 (best), as a
+ * constant QP: 1 is QP 51, 100 is QP 0, linear between.
+ */
+static u8 hantro_h264_enc_quality_qp(s32 quality)
+{
+	quality = clamp(quality, 1, 100);
+	return 51 - ((quality - 1) * 51 + 49) / 99;
+}
+
 /**
  * hantro_h1_h264_enc_config() - the stream's configuration
  * @ctx: the hantro context
  * @cfg: filled with the core's configuration
  *
  * Takes the configuration from the formats, the frame interval and the
- * controls of @ctx, for the core at VIDIOC_STREAMON.
+ * stateful codec controls of @ctx, for the core at VIDIOC_STREAMON. The
+ * driver writes the SPS and PPS itself: what no control expresses it chooses
+ * (pic_order_cnt_type 2, as pictures are coded in output order, and
+ * log2_max_frame_num_minus4 12).
  *
  * Return: 0, or -EINVAL when they cannot make a stream.
  */
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg)
 {
-	const struct v4l2_ctrl_h264_sps *sps;
-	const struct v4l2_ctrl_h264_pps *pps;
-	s32 mode, slice_mode, max_mb, cpb_kb;
+	s32 mode, slice_mode, max_mb, cpb_kb, qp;
 
-	sps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_SPS);
-	pps = hantro_get_ctrl(ctx, V4L2_CID_STATELESS_H264_PPS);
-	if (!sps || !pps || v4l2_h264_enc_validate_sps(sps) ||
-	    v4l2_h264_enc_validate_pps(pps, sps))
-		return -EINVAL;
 	switch (ctx->src_fmt.pixelformat) {
 	case V4L2_PIX_FMT_NV12:
 	case V4L2_PIX_FMT_NV12M:
@@ -62,19 +109,32 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	/* Frames per second: the inverse of the OUTPUT frame interval. */
 	cfg->fps_num = ctx->timeperframe.denominator;
 	cfg->fps_den = ctx->timeperframe.numerator;
-	cfg->profile_idc = sps->profile_idc;
-	cfg->level_idc = sps->level_idc;
-	cfg->poc_type = sps->pic_order_cnt_type;
-	cfg->log2_max_frame_num_minus4 = sps->log2_max_frame_num_minus4;
-	cfg->entropy_cabac = !!(pps->flags & V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE);
+	cfg->profile_idc = hantro_h264_enc_profile_idc(
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_PROFILE,
+				     V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE));
+	cfg->level_idc = hantro_h264_enc_level_idc(
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+				     V4L2_MPEG_VIDEO_H264_LEVEL_4_0));
+	if (!cfg->level_idc)
+		return -EINVAL;
+	cfg->poc_type = 2;
+	cfg->log2_max_frame_num_minus4 = 12;
+	cfg->entropy_cabac = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE, 0) ==
+			     V4L2_MPEG_VIDEO_H264_ENTROPY_MODE_CABAC;
 	if (cfg->entropy_cabac)
 		cfg->cabac_init_idc =
 			hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
 					     0);
-	cfg->transform_8x8 = !!(pps->flags & V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE);
+	cfg->transform_8x8 =
+		!!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM, 0);
 	cfg->constrained_intra_pred =
-		!!(pps->flags & V4L2_H264_PPS_FLAG_CONSTRAINED_INTRA_PRED);
-	cfg->chroma_qp_index_offset = pps->chroma_qp_index_offset;
+		!!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_CONSTRAINED_INTRA_PREDICTION,
+				       0);
+	cfg->chroma_qp_index_offset =
+		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_CHROMA_QP_INDEX_OFFSET, 0);
+	cfg->aud = !!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_AU_DELIMITER, 1);
+	cfg->omit_param_sets =
+		!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR, 1);
 
 	cfg->disable_deblocking_filter_idc =
 		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_MODE, 0);
@@ -88,10 +148,12 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 		/* The H1 cuts slices at macroblock rows. */
 		cfg->slice_mb_rows = max_t(u32, 1, max_mb / DIV_ROUND_UP(cfg->width, 16));
 	cfg->idr_period = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 0);
-	cfg->temporal_layers =
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 1);
-	if (!cfg->temporal_layers)
-		cfg->temporal_layers = 1;
+	cfg->temporal_layers = 1;
+	if (hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING, 0))
+		cfg->temporal_layers =
+			hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
+					     1);
+	cfg->ltr_count = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_LTR_COUNT, 0);
 	cfg->ltr_period =
 		hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0);
 
@@ -100,15 +162,15 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	cfg->qp_min = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MIN_QP, 0);
 	cfg->qp_max = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_MAX_QP, 51);
 	cfg->max_qp_step = 4;
-	cfg->aud = 1;
 	cfg->max_refs_per_frame = 1;
 
+	/* Without frame-level rate control a request may bring its own QP. */
 	if (!hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 1)) {
 		cfg->rc_mode = H264ENC_RC_CLIENT;
 		return 0;
 	}
 	mode = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
-				    V4L2_MPEG_VIDEO_BITRATE_MODE_CQ);
+				    V4L2_MPEG_VIDEO_BITRATE_MODE_VBR);
 	switch (mode) {
 	case V4L2_MPEG_VIDEO_BITRATE_MODE_CBR:
 		cfg->rc_mode = H264ENC_RC_CBR;
@@ -118,9 +180,16 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	case V4L2_MPEG_VIDEO_BITRATE_MODE_VBR:
 		cfg->rc_mode = H264ENC_RC_VBR;
 		break;
-	default:
+	case V4L2_MPEG_VIDEO_BITRATE_MODE_CQ:
+		/* Constant quality: P pictures 2 QP above I pictures, as x264's ipratio. */
+		qp = hantro_h264_enc_quality_qp(
+			hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 50));
 		cfg->rc_mode = H264ENC_RC_CQP;
+		cfg->qp_i = qp;
+		cfg->qp_p = min(qp + 2, 51);
 		return 0;
+	default:
+		return -EINVAL;
 	}
 	cfg->bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
 	cfg->max_bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
@@ -136,13 +205,21 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
  * per-frame controls come with every request.
  */
 static const u32 hantro_h264_enc_stream_ctrls[] = {
-	V4L2_CID_STATELESS_H264_SPS,
-	V4L2_CID_STATELESS_H264_PPS,
+	V4L2_CID_MPEG_VIDEO_H264_PROFILE,
+	V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+	V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE,
+	V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM,
+	V4L2_CID_MPEG_VIDEO_H264_CONSTRAINED_INTRA_PREDICTION,
+	V4L2_CID_MPEG_VIDEO_H264_CHROMA_QP_INDEX_OFFSET,
+	V4L2_CID_MPEG_VIDEO_AU_DELIMITER,
+	V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR,
+	V4L2_CID_MPEG_VIDEO_LTR_COUNT,
 	V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
 	V4L2_CID_STATELESS_H264_ENCODE_FILLER,
 	V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC,
 	V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE,
 	V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+	V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY,
 	V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE,
 	V4L2_CID_MPEG_VIDEO_H264_MIN_QP,
 	V4L2_CID_MPEG_VIDEO_H264_MAX_QP,
@@ -154,6 +231,8 @@ static const u32 hantro_h264_enc_stream_ctrls[] = {
 	V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_BETA,
 	V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE,
 	V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB,
+	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING,
+	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_TYPE,
 	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
 };
 

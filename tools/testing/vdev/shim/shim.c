@@ -24,8 +24,6 @@ struct vdev {
 	struct v4l2_ctrl_h264_encode_rc rc;
 	struct v4l2_ctrl_h264_encode_feedback feedback;
 	u32 stats[HANTRO_H1_H264_ENC_STATS_LEN];
-	struct v4l2_ctrl_h264_sps sps;
-	struct v4l2_ctrl_h264_pps pps;
 };
 
 void kshim_log(struct device *dev, const char *fmt, ...)
@@ -104,13 +102,32 @@ static void add_ctrl_to(struct v4l2_ctrl_handler *h, u32 id)
 	h->ctrls[h->count++].id = id;
 }
 
-/* Integer controls the backend reads, with their ranges. */
+/*
+ * The integer, boolean, menu and button controls of hantro_drv.c's H.264
+ * encoder table, with their ranges and the menu entries it skips.
+ */
 static const struct {
 	u32 id;
 	s32 min, max, def;
+	u64 skip;
 } int_ctrls[] = {
+	{ V4L2_CID_MPEG_VIDEO_H264_PROFILE, V4L2_MPEG_VIDEO_H264_PROFILE_BASELINE,
+	  V4L2_MPEG_VIDEO_H264_PROFILE_HIGH, V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE,
+	  1ULL << V4L2_MPEG_VIDEO_H264_PROFILE_EXTENDED },
+	{ V4L2_CID_MPEG_VIDEO_H264_LEVEL, V4L2_MPEG_VIDEO_H264_LEVEL_1_0,
+	  V4L2_MPEG_VIDEO_H264_LEVEL_5_1, V4L2_MPEG_VIDEO_H264_LEVEL_4_0,
+	  1ULL << V4L2_MPEG_VIDEO_H264_LEVEL_1B },
+	{ V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE, 0, 1, 0 },
+	{ V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM, 0, 1, 0 },
+	{ V4L2_CID_MPEG_VIDEO_H264_CONSTRAINED_INTRA_PREDICTION, 0, 1, 0 },
+	{ V4L2_CID_MPEG_VIDEO_H264_CHROMA_QP_INDEX_OFFSET, -12, 12, 0 },
+	{ V4L2_CID_MPEG_VIDEO_AU_DELIMITER, 0, 1, 1 },
+	{ V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR, 0, 1, 1 },
+	{ V4L2_CID_MPEG_VIDEO_LTR_COUNT, 0, 1, 0 },
 	{ V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, 1, 1 },
-	{ V4L2_CID_MPEG_VIDEO_BITRATE_MODE, 0, 2, V4L2_MPEG_VIDEO_BITRATE_MODE_CQ },
+	{ V4L2_CID_MPEG_VIDEO_BITRATE_MODE, V4L2_MPEG_VIDEO_BITRATE_MODE_VBR,
+	  V4L2_MPEG_VIDEO_BITRATE_MODE_CQ, V4L2_MPEG_VIDEO_BITRATE_MODE_VBR },
+	{ V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 1, 100, 50 },
 	{ V4L2_CID_MPEG_VIDEO_BITRATE, 1000, 400000000, 2000000 },
 	{ V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 1000, 400000000, 2000000 },
 	{ V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE, 0, 1000000, 0 },
@@ -123,9 +140,12 @@ static const struct {
 	{ V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_MODE, 0, 2, 0 },
 	{ V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_ALPHA, -6, 6, 0 },
 	{ V4L2_CID_MPEG_VIDEO_H264_LOOP_FILTER_BETA, -6, 6, 0 },
-	{ V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE, 0, 2, 0 },
+	{ V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MODE, 0, 1, 0 },
 	{ V4L2_CID_MPEG_VIDEO_MULTI_SLICE_MAX_MB, 1, 65535, 1 },
-	{ V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 0, 3, 1 },
+	{ V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING, 0, 1, 0 },
+	{ V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_TYPE, V4L2_MPEG_VIDEO_H264_HIERARCHICAL_CODING_P,
+	  V4L2_MPEG_VIDEO_H264_HIERARCHICAL_CODING_P, V4L2_MPEG_VIDEO_H264_HIERARCHICAL_CODING_P },
+	{ V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 1, 3, 1 },
 	{ V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0, 1024, 0 },
 	{ V4L2_CID_STATELESS_H264_ENCODE_FILLER, 0, 1, 0 },
 	{ V4L2_CID_STATELESS_H264_ENCODE_CABAC_INIT_IDC, 0, 2, 0 },
@@ -152,15 +172,6 @@ struct vdev *vdev_create(void *host)
 	v->ctx.timeperframe.denominator = 30;
 	for (i = 0; i < sizeof(int_ctrls) / sizeof(int_ctrls[0]); i++)
 		add_ctrl(v, int_ctrls[i].id, 0, NULL, sizeof(s32), int_ctrls[i].def);
-	v->sps.profile_idc = 66;
-	v->sps.chroma_format_idc = 1;
-	v->sps.log2_max_frame_num_minus4 = 12;
-	v->sps.pic_order_cnt_type = 2;
-	v->sps.max_num_ref_frames = 1;
-	v->sps.flags = V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY;
-	v->pps.flags = V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT;
-	add_ctrl(v, V4L2_CID_STATELESS_H264_SPS, V4L2_CTRL_TYPE_H264_SPS, &v->sps, sizeof(v->sps), 0);
-	add_ctrl(v, V4L2_CID_STATELESS_H264_PPS, V4L2_CTRL_TYPE_H264_PPS, &v->pps, sizeof(v->pps), 0);
 	add_ctrl(v, V4L2_CID_STATELESS_H264_ENCODE_PARAMS, V4L2_CTRL_TYPE_H264_ENCODE_PARAMS,
 		 &v->params, sizeof(v->params), 0);
 	add_ctrl(v, V4L2_CID_STATELESS_H264_ENCODE_RC, V4L2_CTRL_TYPE_H264_ENCODE_RC,
@@ -246,12 +257,6 @@ int vdev_set_ctrl(struct vdev *v, u32 id, const void *data, u32 size)
 	if (c->grabbed)
 		return -EBUSY;
 	switch (c->type) {
-	case V4L2_CTRL_TYPE_H264_SPS:
-		ret = v4l2_h264_enc_validate_sps(data);
-		break;
-	case V4L2_CTRL_TYPE_H264_PPS:
-		ret = v4l2_h264_enc_validate_pps(data, &v->sps);
-		break;
 	case V4L2_CTRL_TYPE_H264_ENCODE_PARAMS:
 	case V4L2_CTRL_TYPE_H264_ENCODE_RC:
 		ret = v4l2_h264_enc_validate_compound(c->type, data);
@@ -263,8 +268,11 @@ int vdev_set_ctrl(struct vdev *v, u32 id, const void *data, u32 size)
 			if (int_ctrls[i].id != id)
 				continue;
 			memcpy(&val, data, sizeof(val));
+			/* v4l2_ctrl_new_custom(): a skipped menu entry is -EINVAL. */
 			if (val < int_ctrls[i].min || val > int_ctrls[i].max)
 				ret = -ERANGE;
+			else if (val < 64 && (int_ctrls[i].skip & (1ULL << val)))
+				ret = -EINVAL;
 		}
 		break;
 	}

@@ -47,6 +47,7 @@ fn feedback_reports_decisions_and_the_dpb_by_timestamp() {
         .collect();
     let mut d = VirtualDevice::open();
     d.set_format(W, H, PixelFormat::I420, 30, 1).unwrap();
+    d.set_ctrl(V4L2_CID_MPEG_VIDEO_LTR_COUNT, 1).unwrap();
     d.set_ctrl(V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 4)
         .unwrap();
     d.start().unwrap();

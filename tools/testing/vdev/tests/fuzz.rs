@@ -60,44 +60,27 @@ fn rc_valid(r: &v4l2_ctrl_h264_encode_rc) -> bool {
         && (r.flags & V4L2_H264_ENCODE_RC_FLAG_QP != 0 || r.qp == 0)
 }
 
-fn sps_valid(s: &v4l2_ctrl_h264_sps) -> bool {
-    let bad_flags = V4L2_H264_SPS_FLAG_SEPARATE_COLOUR_PLANE
-        | V4L2_H264_SPS_FLAG_QPPRIME_Y_ZERO_TRANSFORM_BYPASS
-        | V4L2_H264_SPS_FLAG_GAPS_IN_FRAME_NUM_VALUE_ALLOWED;
-    [66, 77, 100].contains(&s.profile_idc)
-        && s.chroma_format_idc == 1
-        && s.bit_depth_luma_minus8 == 0
-        && s.bit_depth_chroma_minus8 == 0
-        && s.seq_parameter_set_id <= 31
-        && s.log2_max_frame_num_minus4 <= 12
-        && (s.pic_order_cnt_type == 0 || s.pic_order_cnt_type == 2)
-        && s.log2_max_pic_order_cnt_lsb_minus4 <= 12
-        && (1..=16).contains(&s.max_num_ref_frames)
-        && s.flags & V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY != 0
-        && s.flags & bad_flags == 0
-        && s.pic_width_in_mbs_minus1 <= 255
-        && s.pic_height_in_map_units_minus1 <= 255
-}
-
-fn pps_valid(p: &v4l2_ctrl_h264_pps, profile: u8) -> bool {
-    let f = u32::from(p.flags);
-    let bad = V4L2_H264_PPS_FLAG_WEIGHTED_PRED
-        | V4L2_H264_PPS_FLAG_REDUNDANT_PIC_CNT_PRESENT
-        | V4L2_H264_PPS_FLAG_BOTTOM_FIELD_PIC_ORDER_IN_FRAME_PRESENT
-        | V4L2_H264_PPS_FLAG_SCALING_MATRIX_PRESENT;
-    p.num_slice_groups_minus1 == 0
-        && p.weighted_bipred_idc == 0
-        && p.num_ref_idx_l0_default_active_minus1 <= 31
-        && p.num_ref_idx_l1_default_active_minus1 <= 31
-        && (-26..=25).contains(&p.pic_init_qp_minus26)
-        && (-26..=25).contains(&p.pic_init_qs_minus26)
-        && (-12..=12).contains(&p.chroma_qp_index_offset)
-        && (-12..=12).contains(&p.second_chroma_qp_index_offset)
-        && f & bad == 0
-        && f & V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT != 0
-        && !(f & V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE != 0 && profile == 66)
-        && !(f & V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE != 0 && profile != 100)
-}
+/// The sequence-level controls with the ranges the specification gives
+/// them, and the menu entries the encoder does not offer.
+const SEQUENCE_CTRLS: [(u32, i32, i32, u64); 12] = [
+    (V4L2_CID_MPEG_VIDEO_H264_PROFILE, 0, 4, 1 << 3),
+    (V4L2_CID_MPEG_VIDEO_H264_LEVEL, 0, 15, 1 << 1),
+    (V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE, 0, 1, 0),
+    (V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM, 0, 1, 0),
+    (
+        V4L2_CID_MPEG_VIDEO_H264_CONSTRAINED_INTRA_PREDICTION,
+        0,
+        1,
+        0,
+    ),
+    (V4L2_CID_MPEG_VIDEO_H264_CHROMA_QP_INDEX_OFFSET, -12, 12, 0),
+    (V4L2_CID_MPEG_VIDEO_AU_DELIMITER, 0, 1, 0),
+    (V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR, 0, 1, 0),
+    (V4L2_CID_MPEG_VIDEO_LTR_COUNT, 0, 1, 0),
+    (V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING, 0, 1, 0),
+    (V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 1, 3, 0),
+    (V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 1, 100, 0),
+];
 
 fn seconds() -> u64 {
     std::env::var("H264ENC_FUZZ_SECONDS")
@@ -114,46 +97,20 @@ fn fuzz_controls_driver_and_core() {
     let (mut checked, mut refused, mut frames, mut core_calls) = (0u64, 0u64, 0u64, 0u64);
     let frame = vec![90u8; 32 * 32 * 3 / 2];
     while start.elapsed() < budget {
-        // A device that streams with whatever SPS/PPS the fuzzer got accepted.
+        // A device that streams with whatever controls the fuzzer got accepted.
         let mut d = VirtualDevice::open();
         d.set_format(32, 32, PixelFormat::I420, 30, 1).unwrap();
-        let mut profile = 66u8;
         for _ in 0..64 {
             match rng.next() % 6 {
-                0 => {
-                    let mut s = v4l2_ctrl_h264_sps::default();
-                    rng.fill(as_bytes(&mut s));
-                    if rng.next().is_multiple_of(2) {
-                        // Often valid: only a few fields random.
-                        s = v4l2_ctrl_h264_sps {
-                            profile_idc: s.profile_idc,
-                            chroma_format_idc: 1,
-                            max_num_ref_frames: 1,
-                            flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY,
-                            log2_max_frame_num_minus4: s.log2_max_frame_num_minus4 % 16,
-                            ..Default::default()
-                        };
-                    }
-                    let ok = d.set_compound(V4L2_CID_STATELESS_H264_SPS, &s).is_ok();
-                    assert_eq!(ok, sps_valid(&s), "SPS {s:?}");
-                    if ok {
-                        profile = s.profile_idc;
-                    }
-                    refused += u64::from(!ok);
-                }
-                1 => {
-                    let mut p = v4l2_ctrl_h264_pps::default();
-                    rng.fill(as_bytes(&mut p));
-                    if rng.next().is_multiple_of(2) {
-                        p = v4l2_ctrl_h264_pps {
-                            flags: (p.flags & 0x0107)
-                                | V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT as u16,
-                            chroma_qp_index_offset: p.chroma_qp_index_offset % 13,
-                            ..Default::default()
-                        };
-                    }
-                    let ok = d.set_compound(V4L2_CID_STATELESS_H264_PPS, &p).is_ok();
-                    assert_eq!(ok, pps_valid(&p, profile), "PPS {p:?}");
+                0 | 1 => {
+                    // Sequence controls, around and beyond their ranges.
+                    let (id, min, max, skip) =
+                        SEQUENCE_CTRLS[(rng.next() % SEQUENCE_CTRLS.len() as u64) as usize];
+                    let v = min - 2 + (rng.next() % (max - min + 5) as u64) as i32;
+                    let ok = d.set_ctrl(id, v).is_ok();
+                    let skipped = (0..64).contains(&v) && skip & (1u64 << v) != 0;
+                    let valid = (min..=max).contains(&v) && !skipped;
+                    assert_eq!(ok, valid, "control {id:#x} = {v}");
                     refused += u64::from(!ok);
                 }
                 2 => {
@@ -247,7 +204,9 @@ fn fuzz_controls_driver_and_core() {
                     rc_mode: (rng.next() % 4) as u8,
                     bitrate: 200_000,
                     max_bitrate: 300_000,
+                    ltr_count: (rng.next() % 2) as u8,
                     ltr_period: (rng.next() % 3) as u32,
+                    omit_param_sets: (rng.next() % 2) as u8,
                     ..Default::default()
                 };
             }

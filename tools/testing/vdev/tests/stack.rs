@@ -67,7 +67,9 @@ fn assert_decodes(run: &Run, what: &str) {
 #[test]
 fn cqp_stream_decodes_to_the_reconstruction() {
     let yuv = clip("meadow", W as usize, H as usize, 12);
+    // Without frame-level rate control: the I and P frame QPs.
     let mut d = device(|d| {
+        d.set_ctrl(V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0).unwrap();
         d.set_ctrl(V4L2_CID_MPEG_VIDEO_GOP_SIZE, 5).unwrap();
         d.set_ctrl(V4L2_CID_MPEG_VIDEO_H264_P_FRAME_QP, 30).unwrap();
     });
@@ -85,6 +87,57 @@ fn cqp_stream_decodes_to_the_reconstruction() {
         assert_eq!(c.feedback.slice_type, 0);
         assert_eq!(c.feedback.qp_avg_q8, 30 * 256);
     }
+}
+
+#[test]
+fn constant_quality_codes_the_qp_its_quality_maps_to() {
+    let yuv = clip("meadow", W as usize, H as usize, 6);
+    let mut bits = Vec::new();
+    // Quality 1 is QP 51, 100 is QP 0; P pictures 2 above I pictures.
+    for (quality, qp_i) in [(40, 31u32), (60, 21), (80, 10)] {
+        let mut d = device(|d| {
+            d.set_ctrl(
+                V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+                V4L2_MPEG_VIDEO_BITRATE_MODE_CQ as i32,
+            )
+            .unwrap();
+            d.set_ctrl(V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, quality)
+                .unwrap();
+        });
+        let run = encode(&mut d, &yuv, |_| None);
+        assert_decodes(&run, "cq");
+        // The H1 reports the QP sum halved: an odd sum loses 1, over the
+        // 99 macroblocks less than 3/256 of a QP.
+        let near = |avg: u32, qp: u32| (qp * 256 - 3..=qp * 256).contains(&avg);
+        assert!(
+            near(run.done[0].feedback.qp_avg_q8, qp_i),
+            "quality {quality}: {}",
+            run.done[0].feedback.qp_avg_q8
+        );
+        for c in &run.done[1..] {
+            assert!(
+                near(c.feedback.qp_avg_q8, qp_i + 2),
+                "{}",
+                c.feedback.qp_avg_q8
+            );
+        }
+        bits.push(run.stream.len());
+    }
+    assert!(bits.windows(2).all(|b| b[0] < b[1]), "{bits:?}");
+}
+
+#[test]
+fn a_frame_qp_is_refused_with_frame_rate_control_on() {
+    let yuv = clip("testsrc2", W as usize, H as usize, 1);
+    let mut d = device(|_| {});
+    let rc = v4l2_ctrl_h264_encode_rc {
+        flags: V4L2_H264_ENCODE_RC_FLAG_QP,
+        qp: 30,
+        ..Default::default()
+    };
+    let c = d.encode(&yuv, 0, &Default::default(), &rc).unwrap();
+    assert_eq!(c.error, -22, "the request ends with an error");
+    assert_eq!(c.feedback.error, 22, "EINVAL in its feedback");
 }
 
 #[test]

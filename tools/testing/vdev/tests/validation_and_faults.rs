@@ -106,178 +106,92 @@ fn every_encode_rc_rule_is_enforced() {
 }
 
 #[test]
-fn every_sps_and_pps_rule_is_enforced() {
+fn every_sequence_control_rule_is_enforced() {
     let mut d = VirtualDevice::open();
     d.set_format(W, H, PixelFormat::I420, 30, 1).unwrap();
-    let good = v4l2_ctrl_h264_sps {
-        profile_idc: 66,
-        chroma_format_idc: 1,
-        log2_max_frame_num_minus4: 12,
-        pic_order_cnt_type: 2,
-        max_num_ref_frames: 1,
-        flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY,
-        ..Default::default()
-    };
-    d.set_compound(V4L2_CID_STATELESS_H264_SPS, &good).unwrap();
-    let bad_sps: Vec<(&str, v4l2_ctrl_h264_sps)> = vec![
+    // Menu entries the encoder does not offer.
+    assert_eq!(
+        d.set_ctrl(
+            V4L2_CID_MPEG_VIDEO_H264_PROFILE,
+            V4L2_MPEG_VIDEO_H264_PROFILE_EXTENDED as i32
+        )
+        .err(),
+        Some(EINVAL)
+    );
+    assert_eq!(
+        d.set_ctrl(
+            V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+            V4L2_MPEG_VIDEO_H264_LEVEL_1B as i32
+        )
+        .err(),
+        Some(EINVAL)
+    );
+    for (id, v) in [
+        (V4L2_CID_MPEG_VIDEO_H264_PROFILE, 5),
+        (V4L2_CID_MPEG_VIDEO_H264_CHROMA_QP_INDEX_OFFSET, 13),
+        (V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER, 4),
+        (V4L2_CID_MPEG_VIDEO_LTR_COUNT, 2),
+        (V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 0),
         (
-            "profile",
-            v4l2_ctrl_h264_sps {
-                profile_idc: 88,
-                ..good
-            },
+            V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_TYPE,
+            V4L2_MPEG_VIDEO_H264_HIERARCHICAL_CODING_B as i32,
         ),
-        (
-            "chroma format",
-            v4l2_ctrl_h264_sps {
-                chroma_format_idc: 2,
-                ..good
-            },
-        ),
-        (
-            "bit depth",
-            v4l2_ctrl_h264_sps {
-                bit_depth_luma_minus8: 2,
-                ..good
-            },
-        ),
-        (
-            "sps id",
-            v4l2_ctrl_h264_sps {
-                seq_parameter_set_id: 32,
-                ..good
-            },
-        ),
-        (
-            "log2 max frame num",
-            v4l2_ctrl_h264_sps {
-                log2_max_frame_num_minus4: 13,
-                ..good
-            },
-        ),
-        (
-            "poc type 1",
-            v4l2_ctrl_h264_sps {
-                pic_order_cnt_type: 1,
-                ..good
-            },
-        ),
-        (
-            "poc lsb",
-            v4l2_ctrl_h264_sps {
-                log2_max_pic_order_cnt_lsb_minus4: 13,
-                ..good
-            },
-        ),
-        (
-            "no reference frames",
-            v4l2_ctrl_h264_sps {
-                max_num_ref_frames: 0,
-                ..good
-            },
-        ),
-        (
-            "17 reference frames",
-            v4l2_ctrl_h264_sps {
-                max_num_ref_frames: 17,
-                ..good
-            },
-        ),
-        ("fields", v4l2_ctrl_h264_sps { flags: 0, ..good }),
-        (
-            "frame num gaps",
-            v4l2_ctrl_h264_sps {
-                flags: V4L2_H264_SPS_FLAG_FRAME_MBS_ONLY
-                    | V4L2_H264_SPS_FLAG_GAPS_IN_FRAME_NUM_VALUE_ALLOWED,
-                ..good
-            },
-        ),
-        (
-            "width",
-            v4l2_ctrl_h264_sps {
-                pic_width_in_mbs_minus1: 256,
-                ..good
-            },
-        ),
-    ];
-    for (what, s) in bad_sps {
-        assert_eq!(
-            d.set_compound(V4L2_CID_STATELESS_H264_SPS, &s).err(),
-            Some(EINVAL),
-            "SPS {what}"
-        );
+    ] {
+        assert_eq!(d.set_ctrl(id, v).err(), Some(Errno(-34)), "{id:#x} = {v}");
     }
-    let flags = V4L2_H264_PPS_FLAG_DEBLOCKING_FILTER_CONTROL_PRESENT as u16;
-    let good_pps = v4l2_ctrl_h264_pps {
-        flags,
-        ..Default::default()
-    };
-    d.set_compound(V4L2_CID_STATELESS_H264_PPS, &good_pps)
-        .unwrap();
-    let bad_pps: Vec<(&str, v4l2_ctrl_h264_pps)> = vec![
+    // Values each valid alone that make no stream together: refused when
+    // streaming starts, and the device starts once they are undone.
+    let baseline = V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE as i32;
+    let main = V4L2_MPEG_VIDEO_H264_PROFILE_MAIN as i32;
+    let cabac = V4L2_MPEG_VIDEO_H264_ENTROPY_MODE_CABAC as i32;
+    let cases: [(&str, &[(u32, i32)]); 4] = [
         (
-            "slice groups",
-            v4l2_ctrl_h264_pps {
-                num_slice_groups_minus1: 1,
-                ..good_pps
-            },
-        ),
-        (
-            "weighted bipred",
-            v4l2_ctrl_h264_pps {
-                weighted_bipred_idc: 1,
-                ..good_pps
-            },
-        ),
-        (
-            "init qp",
-            v4l2_ctrl_h264_pps {
-                pic_init_qp_minus26: 26,
-                ..good_pps
-            },
-        ),
-        (
-            "chroma qp offset",
-            v4l2_ctrl_h264_pps {
-                chroma_qp_index_offset: 13,
-                ..good_pps
-            },
-        ),
-        (
-            "weighted pred",
-            v4l2_ctrl_h264_pps {
-                flags: flags | V4L2_H264_PPS_FLAG_WEIGHTED_PRED as u16,
-                ..good_pps
-            },
-        ),
-        (
-            "no deblocking control",
-            v4l2_ctrl_h264_pps {
-                flags: 0,
-                ..good_pps
-            },
-        ),
-        (
-            "CABAC in baseline",
-            v4l2_ctrl_h264_pps {
-                flags: flags | V4L2_H264_PPS_FLAG_ENTROPY_CODING_MODE as u16,
-                ..good_pps
-            },
+            "CABAC in constrained baseline",
+            &[
+                (V4L2_CID_MPEG_VIDEO_H264_PROFILE, baseline),
+                (V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE, cabac),
+            ],
         ),
         (
             "8x8 transform outside high",
-            v4l2_ctrl_h264_pps {
-                flags: flags | V4L2_H264_PPS_FLAG_TRANSFORM_8X8_MODE as u16,
-                ..good_pps
-            },
+            &[
+                (V4L2_CID_MPEG_VIDEO_H264_PROFILE, main),
+                (V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM, 1),
+            ],
+        ),
+        (
+            "QCIF at 30 fps and 2 Mb/s in level 1.0",
+            &[(
+                V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+                V4L2_MPEG_VIDEO_H264_LEVEL_1_0 as i32,
+            )],
+        ),
+        (
+            "an LTR period without a long-term reference",
+            &[(V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 3)],
         ),
     ];
-    for (what, p) in bad_pps {
-        assert_eq!(
-            d.set_compound(V4L2_CID_STATELESS_H264_PPS, &p).err(),
-            Some(EINVAL),
-            "PPS {what}"
-        );
+    for (what, ctrls) in cases {
+        let mut d = VirtualDevice::open();
+        d.set_format(W, H, PixelFormat::I420, 30, 1).unwrap();
+        for &(id, v) in ctrls {
+            d.set_ctrl(id, v).unwrap();
+        }
+        assert_eq!(d.start().err(), Some(EINVAL), "{what}");
+        d.set_ctrl(V4L2_CID_MPEG_VIDEO_H264_PROFILE, baseline)
+            .unwrap();
+        d.set_ctrl(V4L2_CID_MPEG_VIDEO_H264_ENTROPY_MODE, 0)
+            .unwrap();
+        d.set_ctrl(V4L2_CID_MPEG_VIDEO_H264_8X8_TRANSFORM, 0)
+            .unwrap();
+        d.set_ctrl(
+            V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+            V4L2_MPEG_VIDEO_H264_LEVEL_4_0 as i32,
+        )
+        .unwrap();
+        d.set_ctrl(V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0)
+            .unwrap();
+        assert_eq!(d.start(), Ok(()), "{what}, undone");
     }
     // Integer controls out of range, and the read-only feedback.
     assert_eq!(
@@ -324,6 +238,7 @@ fn run_with_faults(faults: &[(usize, Fault)], n: usize) -> (Vec<u8>, Vec<u8>, Ve
     let mut d = VirtualDevice::open();
     d.set_format(W, H, PixelFormat::I420, 30, 1).unwrap();
     d.set_ctrl(V4L2_CID_MPEG_VIDEO_GOP_SIZE, 8).unwrap();
+    d.set_ctrl(V4L2_CID_MPEG_VIDEO_LTR_COUNT, 1).unwrap();
     d.set_ctrl(V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 3)
         .unwrap();
     d.start().unwrap();

@@ -12,7 +12,7 @@ pub mod rc_mode {
     pub const CBR: u8 = 1;
     /// Variable bit rate, peak limited.
     pub const VBR: u8 = 2;
-    /// The client supplies each picture's QP.
+    /// Constant QP (qp_i, qp_p) that a frame may override with its own QP.
     pub const CLIENT: u8 = 3;
 }
 
@@ -73,7 +73,7 @@ pub struct Config {
     pub max_bitrate: u32,
     /// CPB size in bits, 0 for one second at the peak rate.
     pub cpb_size: u32,
-    /// QP of intra pictures (CQP) and the fallback of client mode.
+    /// QP of intra pictures (CQP, and client mode when a frame brings none).
     pub qp_i: u8,
     /// QP of P pictures (CQP).
     pub qp_p: u8,
@@ -93,8 +93,13 @@ pub struct Config {
     pub full_range: u8,
     /// Reference frames the hardware can use per P picture (the H1: 1).
     pub max_refs_per_frame: u8,
-    /// Must be zero.
-    pub reserved: [u8; 2],
+    /// Long-term references, 0 or 1: with 1 every IDR picture is marked
+    /// long-term (`V4L2_CID_MPEG_VIDEO_LTR_COUNT`).
+    pub ltr_count: u8,
+    /// 1 to write the SPS and PPS only before the first IDR picture and
+    /// before one whose SPS changed; 0 before every IDR picture
+    /// (`V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR` = 1).
+    pub omit_param_sets: u8,
 }
 
 /// Largest picture side the core accepts, in samples.
@@ -146,7 +151,9 @@ impl Config {
             || self.qp_max > 51
             || self.max_refs_per_frame == 0
             || self.max_refs_per_frame > 16
-            || self.reserved != [0; 2];
+            || self.ltr_count > 1
+            || (self.ltr_period != 0 && self.ltr_count == 0)
+            || self.omit_param_sets > 1;
         if bad {
             return Err(Error::InvalidParam);
         }

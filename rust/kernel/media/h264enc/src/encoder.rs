@@ -82,49 +82,74 @@ pub struct Encoder {
     inframe: InFrameLearner,
     /// Bytes of the SPS and PPS NAL units.
     param_sets_bytes: u16,
+    /// The SPS or PPS changed since a frame last carried them (or none has).
+    param_sets_changed: bool,
     stats: Stats,
+}
+
+/// The picture-type policy of `cfg`.
+fn gop_of(cfg: &Config) -> GopConfig {
+    GopConfig {
+        idr_period: cfg.idr_period,
+        temporal_layers: cfg.temporal_layers,
+        long_term: cfg.ltr_count != 0,
+        ltr_period: cfg.ltr_period,
+    }
+}
+
+/// The HRD parameters the SPS of `cfg` signals, in CBR and VBR.
+fn hrd_of(cfg: &Config) -> Result<Option<Hrd>> {
+    if !matches!(cfg.rc_mode, rc_mode::CBR | rc_mode::VBR) {
+        return Ok(None);
+    }
+    let peak = if cfg.rc_mode == rc_mode::VBR {
+        cfg.max_bitrate
+    } else {
+        cfg.bitrate
+    };
+    let cpb = if cfg.cpb_size == 0 {
+        peak
+    } else {
+        cfg.cpb_size
+    };
+    Ok(Some(Hrd::new(peak, cpb, cfg.rc_mode == rc_mode::CBR)?))
+}
+
+/// What the stream of `cfg` asks of a level (Annex A): a client that must
+/// name the level (V4L2's level control has no "automatic") picks the
+/// lowest that holds it with [`level::choose`].
+pub fn level_needs(cfg: &Config) -> Result<LevelNeeds> {
+    let hrd = hrd_of(cfg)?;
+    Ok(LevelNeeds {
+        width_mbs: cfg.width_mbs(),
+        height_mbs: cfg.height_mbs(),
+        fps_num: cfg.fps_num,
+        fps_den: cfg.fps_den,
+        bitrate: hrd.map_or(0, |h| h.bit_rate().min(u64::from(u32::MAX)) as u32),
+        cpb_size: hrd.map_or(0, |h| h.cpb_size().min(u64::from(u32::MAX)) as u32),
+        num_ref_frames: gop_of(cfg).num_ref_frames(cfg.max_refs_per_frame),
+        high: cfg.profile_idc == 100,
+    })
 }
 
 impl Encoder {
     /// Creates an encoder for `cfg`.
     pub fn new(cfg: &Config) -> Result<Encoder> {
         cfg.validate()?;
-        let gop = GopConfig {
-            idr_period: cfg.idr_period,
-            temporal_layers: cfg.temporal_layers,
-            ltr_period: cfg.ltr_period,
-        };
+        let gop = gop_of(cfg);
         let num_ref_frames = gop.num_ref_frames(cfg.max_refs_per_frame);
         let (wm, hm) = (cfg.width_mbs(), cfg.height_mbs());
-        let peak = if cfg.rc_mode == rc_mode::VBR {
-            cfg.max_bitrate
-        } else {
-            cfg.bitrate
-        };
-        let hrd = if matches!(cfg.rc_mode, rc_mode::CBR | rc_mode::VBR) {
-            let cpb = if cfg.cpb_size == 0 {
-                peak
-            } else {
-                cfg.cpb_size
-            };
-            Some(Hrd::new(peak, cpb, cfg.rc_mode == rc_mode::CBR)?)
-        } else {
-            None
-        };
+        let hrd = hrd_of(cfg)?;
+        let needs = level_needs(cfg)?;
+        // A level the client chose must hold the stream (Annex A): the SPS
+        // would otherwise promise decoders less than the stream needs.
         let level_idc = if cfg.level_idc != 0 {
             let l = level::limits(cfg.level_idc).ok_or(Error::InvalidParam)?;
+            if !level::fits(l, &needs) {
+                return Err(Error::InvalidParam);
+            }
             l.level_idc
         } else {
-            let needs = LevelNeeds {
-                width_mbs: wm,
-                height_mbs: hm,
-                fps_num: cfg.fps_num,
-                fps_den: cfg.fps_den,
-                bitrate: hrd.map_or(0, |h| h.bit_rate().min(u64::from(u32::MAX)) as u32),
-                cpb_size: hrd.map_or(0, |h| h.cpb_size().min(u64::from(u32::MAX)) as u32),
-                num_ref_frames,
-                high: cfg.profile_idc == 100,
-            };
             level::choose(&needs).ok_or(Error::InvalidParam)?
         };
         let colour = if cfg.colour_primaries != 0 {
@@ -221,6 +246,7 @@ impl Encoder {
             force_idr: false,
             inframe: InFrameLearner::default(),
             param_sets_bytes: Self::measure_param_sets(&sps, &pps)?,
+            param_sets_changed: true,
             stats: Stats::default(),
         })
     }
@@ -370,7 +396,8 @@ impl Encoder {
         plan.rec_slot = (0..self.num_slots)
             .find(|s| !self.dpb.slot_in_use(u32::from(*s)))
             .ok_or(Error::Overflow)?;
-        plan.with_parameter_sets = decision.idr as u8;
+        plan.with_parameter_sets =
+            (decision.idr && (self.cfg.omit_param_sets == 0 || self.param_sets_changed)) as u8;
 
         self.pending = Some(Pending {
             plan,
@@ -393,7 +420,9 @@ impl Encoder {
             },
             header_bits,
         };
-        if self.cfg.rc_mode == rc_mode::CLIENT && info.client_qp.is_none() && self.frame_index > 0 {
+        // Only client mode takes a frame's QP: the rate controller of the
+        // other modes would ignore it, and a request must never be half applied.
+        if self.cfg.rc_mode != rc_mode::CLIENT && info.client_qp.is_some() {
             self.pending = None;
             return Err(Error::InvalidParam);
         }
@@ -561,6 +590,9 @@ impl Encoder {
             self.dpb.mark(pic, d.idr, plan.mark_long_term != 0)?;
             self.prev_ref_frame_num = plan.frame_num;
             self.prev_ref_abs_frame_num = pending.abs_frame_num;
+        }
+        if plan.with_parameter_sets != 0 {
+            self.param_sets_changed = false;
         }
         if d.idr {
             self.force_idr = false;
@@ -782,6 +814,7 @@ impl Encoder {
         self.rc.set_bitrate(bitrate.min(signalled), signalled)?;
         self.sps.nal_hrd = Some(hrd);
         self.param_sets_bytes = Self::measure_param_sets(&self.sps, &self.pps)?;
+        self.param_sets_changed = true;
         self.cfg.bitrate = bitrate;
         self.cfg.max_bitrate = peak;
         // New HRD parameters mean a new SPS, which only an IDR picture may activate.

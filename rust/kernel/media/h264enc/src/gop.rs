@@ -14,8 +14,10 @@ pub struct GopConfig {
     pub idr_period: u32,
     /// Number of temporal layers, 1 to 3.
     pub temporal_layers: u8,
+    /// Every IDR picture is marked long-term.
+    pub long_term: bool,
     /// Every this many frames a P frame references the long-term picture; 0 for
-    /// no long-term reference.
+    /// only when the client names it.
     pub ltr_period: u32,
 }
 
@@ -48,7 +50,7 @@ impl GopConfig {
     /// pictures for hardware that predicts from several.
     pub fn num_ref_frames(&self, max_refs: u8) -> u32 {
         let short = if self.temporal_layers >= 3 { 2 } else { 1 };
-        (short + u32::from(self.ltr_period > 0))
+        (short + u32::from(self.long_term))
             .max(u32::from(max_refs))
             .min(16)
     }
@@ -63,7 +65,7 @@ impl GopConfig {
                 idr,
                 temporal_id: 0,
                 reference: true,
-                mark_long_term: self.ltr_period > 0,
+                mark_long_term: self.long_term,
                 ref_choice: RefChoice::Previous,
             };
         }
@@ -80,8 +82,9 @@ impl GopConfig {
         };
         let top = self.temporal_layers.max(1) - 1;
         let reference = temporal_id == 0 || temporal_id < top;
-        let ltr =
-            temporal_id == 0 && frames_since_idr.checked_rem(u64::from(self.ltr_period)) == Some(0);
+        let ltr = self.long_term
+            && temporal_id == 0
+            && frames_since_idr.checked_rem(u64::from(self.ltr_period)) == Some(0);
         Decision {
             idr,
             temporal_id,

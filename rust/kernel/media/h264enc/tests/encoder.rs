@@ -141,6 +141,7 @@ fn status_gives_the_pictures_order_count_as_a_decoder_derives_it() {
 fn dpb_report_names_the_references_by_timestamp() {
     let mut enc = Encoder::new(&Config {
         ltr_period: 4,
+        ltr_count: 1,
         ..cfg(1)
     })
     .unwrap();
@@ -321,4 +322,89 @@ fn every_disagreeing_output_is_refused_and_the_state_does_not_move() {
     assert_eq!(step(&mut enc, 10).frame_num, 2);
     assert_eq!(enc.stats().frames, 3);
     assert_eq!(enc.stats().errors, 11);
+}
+
+#[test]
+fn parameter_sets_come_on_every_idr_or_only_when_they_change() {
+    let mut every = Encoder::new(&Config {
+        idr_period: 2,
+        ..cfg(1)
+    })
+    .unwrap();
+    let sets: Vec<u8> = (0..5)
+        .map(|ts| step(&mut every, ts).with_parameter_sets)
+        .collect();
+    assert_eq!(sets, [1, 0, 1, 0, 1]);
+
+    let mut once = Encoder::new(&Config {
+        idr_period: 2,
+        omit_param_sets: 1,
+        rc_mode: h264enc::config::rc_mode::CBR,
+        bitrate: 200_000,
+        max_bitrate: 200_000,
+        ..cfg(1)
+    })
+    .unwrap();
+    let mut sets: Vec<u8> = (0..4)
+        .map(|ts| step(&mut once, ts).with_parameter_sets)
+        .collect();
+    // A new bit rate is a new SPS: the next IDR picture carries it.
+    once.set_bitrate(100_000, 100_000).unwrap();
+    sets.extend((4..7).map(|ts| step(&mut once, ts).with_parameter_sets));
+    assert_eq!(sets, [1, 0, 0, 0, 1, 0, 0]);
+}
+
+#[test]
+fn a_level_too_small_for_the_stream_is_refused() {
+    // 64x48 at 30 fps is 12 macroblocks a frame, 360 a second: level 1.0
+    // (99 per frame, 1485 a second) holds it; 1920x1088 at 30 does not fit.
+    assert!(Encoder::new(&Config {
+        level_idc: 10,
+        ..cfg(1)
+    })
+    .is_ok());
+    let big = Config {
+        width: 1920,
+        height: 1080,
+        ..cfg(1)
+    };
+    assert_eq!(
+        Encoder::new(&Config {
+            level_idc: 10,
+            ..big
+        })
+        .err(),
+        Some(Error::InvalidParam)
+    );
+    assert!(Encoder::new(&Config {
+        level_idc: 40,
+        ..big
+    })
+    .is_ok());
+}
+
+#[test]
+fn a_frame_qp_is_taken_in_client_mode_only() {
+    let with_qp = |ts| FrameParams {
+        timestamp: ts,
+        flags: h264enc::config::frame_flags::QP,
+        qp: 40,
+        ..FrameParams::default()
+    };
+    let mut client = Encoder::new(&Config {
+        rc_mode: h264enc::config::rc_mode::CLIENT,
+        qp_i: 22,
+        qp_p: 24,
+        ..cfg(1)
+    })
+    .unwrap();
+    // Without a QP of its own a frame has the configured one.
+    assert_eq!(step(&mut client, 0).qp, 22);
+    assert_eq!(step(&mut client, 1).qp, 24);
+    assert_eq!(client.plan_frame(&with_qp(2)).unwrap().qp, 40);
+
+    let mut cqp = Encoder::new(&cfg(1)).unwrap();
+    assert_eq!(cqp.plan_frame(&with_qp(0)).err(), Some(Error::InvalidParam));
+    // The refused request left nothing planned.
+    assert_eq!(step(&mut cqp, 0).qp, 30);
 }

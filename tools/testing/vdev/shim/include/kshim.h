@@ -45,6 +45,10 @@ typedef unsigned int gfp_t;
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+/* linux/minmax.h, without its type checks (the kernel builds make them). */
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define clamp(v, lo, hi) min(max(v, lo), hi)
 #define EXPORT_SYMBOL_GPL(s)
 
 /* include/linux/kconfig.h: IS_ENABLED(CONFIG_X) is 1 when CONFIG_X is defined to 1. */
