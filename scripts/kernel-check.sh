@@ -8,7 +8,10 @@
 #      of it onto pristine 6.12 reproduces every kernel file of the overlay
 #      (scripts/kernel-series.sh --check)
 #   2. checkpatch --strict on every patch and on include/media/h264enc.h: no
-#      error, warning or check
+#      error, warning or check; kernel-doc -Wall on the overlay's C files; the
+#      media documentation (make SPHINXDIRS=userspace-api/media htmldocs)
+#      builds the series' pages with no warning that names them or the
+#      series' identifiers
 #   3. each patch builds on its own: the x86_64 configuration below, W=1, at
 #      every commit of the series, the directories the series touches
 #   4. x86_64 kernel, CONFIG_RUST with overflow checks, W=1, LLVM=1: the
@@ -112,6 +115,40 @@ for f in "${cfiles[@]}"; do
 	[ -z "$w" ] || { echo "$w" >&2; die "kernel-doc warns on $f"; }
 done
 echo "kernel-check: kernel-doc -Wall: no warning on ${#cfiles[@]} C files and headers"
+
+step "media documentation (htmldocs)"
+# The kernel's own build of the media uAPI book, with the series applied: the
+# specification, the control reference and hantro's page must be built, and
+# no warning may name them or the identifiers they define. The tree has
+# warnings of its own (labels of other books, dot(1) missing without
+# Graphviz). htmldocs also generates the netlink specs' pages first, with
+# tools/net/ynl/ynl-gen-rst.py, which needs PyYAML.
+command -v sphinx-build >/dev/null || die "sphinx-build not found (python3-sphinx)"
+python3 -c 'import yaml' 2>/dev/null || die "htmldocs needs PyYAML (python3-yaml)"
+docs=$work/htmldocs
+dlog=$work/htmldocs.log
+rm -rf "$docs"
+if ! kmake O="$docs" SPHINXDIRS=userspace-api/media htmldocs >"$dlog" 2>&1; then
+	tail -40 "$dlog" >&2
+	die "make SPHINXDIRS=userspace-api/media htmldocs failed"
+fi
+grep -q "SKIP *Sphinx" "$dlog" && { cat "$dlog" >&2; die "htmldocs skipped Sphinx"; }
+for page in v4l/dev-stateless-encoder v4l/ext-ctrls-codec-stateless-encode drivers/hantro \
+	v4l/dev-mem2mem v4l/vidioc-queryctrl; do
+	[ -s "$docs/Documentation/output/userspace-api/media/$page.html" ] ||
+		die "htmldocs did not build $page.html"
+done
+grep -q 'href="dev-stateless-encoder.html"' "$docs/Documentation/output/userspace-api/media/v4l/dev-mem2mem.html" ||
+	die "the stateless encoder specification is not in the index (dev-mem2mem.rst)"
+grep -q 'id="c.v4l2_ctrl_h264_encode_feedback"' \
+	"$docs/Documentation/output/userspace-api/media/v4l/ext-ctrls-codec-stateless-encode.html" ||
+	die "htmldocs did not declare struct v4l2_ctrl_h264_encode_feedback"
+# A warning and the two lines after it (Sphinx continues some on them).
+doc_ours='dev-stateless-encoder|ext-ctrls-codec-stateless-encode|drivers/hantro|hantro-media|v4l2-h264-enc|stateless.encoder|h264.encode|hantro_h1|ENCODE_FEEDBACK|ENCODE_PARAMS|ENCODE_RC'
+w=$(grep -E -A2 "(WARNING|ERROR|CRITICAL|SEVERE)" "$dlog" | grep -iE "$doc_ours" || true)
+[ -z "$w" ] || { echo "$w" >&2; die "htmldocs warns about the series' documentation"; }
+echo "kernel-check: htmldocs (userspace-api/media): the series' pages built," \
+	"$(grep -cE "(WARNING|ERROR)" "$dlog" || true) warnings of the tree, none about the series"
 
 # The files of the series: warnings that name them fail the builds. The tree
 # has clang and rustc warnings of its own elsewhere.
