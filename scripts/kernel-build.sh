@@ -15,10 +15,11 @@ kernel_tools=(LLVM=1 RUSTC=/usr/bin/rustc HOSTRUSTC=/usr/bin/rustc RUSTDOC=/usr/
 
 # The Debian packages the kernel builds and the VM need. rustc-web,
 # rust-web-src, rustfmt-web and rust-web-clippy replace Debian's rustc 1.63
-# family (they conflict with it): 6.12 needs rustc >= 1.78.
+# family (they conflict with it): 6.12 needs rustc >= 1.78. python3-yaml:
+# make htmldocs generates the netlink pages first, with a script that needs it.
 kernel_packages=("$kernel_package" bc bison flex libelf-dev libssl-dev cpio dwarves python3 patch git
 	clang-19 lld-19 llvm-19 libclang-19-dev rustc-web rust-web-src rustfmt-web rust-web-clippy
-	kmod qemu-system-x86 v4l-utils busybox-static)
+	kmod qemu-system-x86 v4l-utils busybox-static python3-yaml)
 
 kmake() { make -C "$kernel_src" "${kernel_tools[@]}" "$@"; }
 
