@@ -50,7 +50,9 @@ fn main() {
     let bindings = bindgen::Builder::default()
         .header(here.join("shim/vdev.h").to_str().unwrap())
         .clang_arg(format!("-I{}", top.join("include/uapi").display()))
-        .allowlist_type("vdev_result|v4l2_ctrl_h264_.*|v4l2_mpeg_video_.*")
+        .allowlist_type(
+            "vdev_result|v4l2_ctrl_h264_.*|v4l2_mpeg_video_.*|v4l2_colorspace|v4l2_xfer_func|v4l2_ycbcr_encoding|v4l2_quantization",
+        )
         .prepend_enum_name(false)
         .allowlist_var("HANTRO_H1_.*|V4L2_CID_.*|V4L2_H264_.*|V4L2_PIX_FMT_.*|V4L2_BUF_FLAG_.*|V4L2_CTRL_TYPE_H264_.*|V4L2_MPEG_VIDEO_.*")
         .allowlist_function("vdev_.*")

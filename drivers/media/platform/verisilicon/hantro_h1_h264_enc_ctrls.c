@@ -75,6 +75,96 @@ static u8 hantro_h264_enc_quality_qp(s32 quality)
 	return 51 - ((quality - 1) * 51 + 49) / 99;
 }
 
+/* colour_primaries (Table E-3) of a V4L2 colorspace; 2 is unspecified. */
+static u8 hantro_h264_enc_primaries(u32 colorspace)
+{
+	switch (colorspace) {
+	case V4L2_COLORSPACE_REC709:
+	case V4L2_COLORSPACE_SRGB:
+	case V4L2_COLORSPACE_JPEG:
+		return 1;
+	case V4L2_COLORSPACE_470_SYSTEM_M:
+		return 4;
+	case V4L2_COLORSPACE_470_SYSTEM_BG:
+		return 5;
+	case V4L2_COLORSPACE_SMPTE170M:
+		return 6;
+	case V4L2_COLORSPACE_SMPTE240M:
+		return 7;
+	case V4L2_COLORSPACE_BT2020:
+		return 9;
+	case V4L2_COLORSPACE_DCI_P3:
+		return 11;
+	default:
+		return 2;
+	}
+}
+
+/* transfer_characteristics (Table E-4) of a V4L2 transfer function. */
+static u8 hantro_h264_enc_transfer(u32 xfer_func)
+{
+	switch (xfer_func) {
+	case V4L2_XFER_FUNC_709:
+		return 1;
+	case V4L2_XFER_FUNC_SRGB:
+		return 13;
+	case V4L2_XFER_FUNC_SMPTE240M:
+		return 7;
+	case V4L2_XFER_FUNC_NONE:
+		return 8;
+	case V4L2_XFER_FUNC_SMPTE2084:
+		return 16;
+	default:
+		return 2;
+	}
+}
+
+/* matrix_coefficients (Table E-5) of a V4L2 Y'CbCr encoding. */
+static u8 hantro_h264_enc_matrix(u32 ycbcr_enc)
+{
+	switch (ycbcr_enc) {
+	case V4L2_YCBCR_ENC_601:
+	case V4L2_YCBCR_ENC_XV601:
+		return 6;
+	case V4L2_YCBCR_ENC_709:
+	case V4L2_YCBCR_ENC_XV709:
+		return 1;
+	case V4L2_YCBCR_ENC_SMPTE240M:
+		return 7;
+	case V4L2_YCBCR_ENC_BT2020:
+		return 9;
+	case V4L2_YCBCR_ENC_BT2020_CONST_LUM:
+		return 10;
+	default:
+		return 2;
+	}
+}
+
+/*
+ * The VUI's video signal type from the OUTPUT format's colorimetry, its
+ * _DEFAULT values resolved for the colorspace; none for a default or raw
+ * colorspace. The H1 codes the samples as they are.
+ */
+static void hantro_h264_enc_colour(const struct v4l2_pix_format_mplane *fmt,
+				   struct h264enc_config *cfg)
+{
+	u32 xfer = fmt->xfer_func, enc = fmt->ycbcr_enc, quant = fmt->quantization;
+
+	if (fmt->colorspace == V4L2_COLORSPACE_DEFAULT ||
+	    fmt->colorspace == V4L2_COLORSPACE_RAW)
+		return;
+	if (xfer == V4L2_XFER_FUNC_DEFAULT)
+		xfer = V4L2_MAP_XFER_FUNC_DEFAULT(fmt->colorspace);
+	if (enc == V4L2_YCBCR_ENC_DEFAULT)
+		enc = V4L2_MAP_YCBCR_ENC_DEFAULT(fmt->colorspace);
+	if (quant == V4L2_QUANTIZATION_DEFAULT)
+		quant = V4L2_MAP_QUANTIZATION_DEFAULT(false, fmt->colorspace, enc);
+	cfg->colour_primaries = hantro_h264_enc_primaries(fmt->colorspace);
+	cfg->transfer_characteristics = hantro_h264_enc_transfer(xfer);
+	cfg->matrix_coefficients = hantro_h264_enc_matrix(enc);
+	cfg->full_range = quant == V4L2_QUANTIZATION_FULL_RANGE;
+}
+
 /**
  * hantro_h1_h264_enc_config() - the stream's configuration
  * @ctx: the hantro context
@@ -109,6 +199,7 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	/* Frames per second: the inverse of the OUTPUT frame interval. */
 	cfg->fps_num = ctx->timeperframe.denominator;
 	cfg->fps_den = ctx->timeperframe.numerator;
+	hantro_h264_enc_colour(&ctx->src_fmt, cfg);
 	cfg->profile_idc = hantro_h264_enc_profile_idc(
 		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_PROFILE,
 				     V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE));

@@ -242,6 +242,25 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	return 0;
 }
 
+int vdev_set_colorimetry(struct vdev *v, u32 colorspace, u32 xfer_func, u32 ycbcr_enc,
+			 u32 quantization)
+{
+	struct v4l2_pix_format_mplane *src = &v->ctx.src_fmt;
+
+	if (v->started)
+		return -EBUSY;
+	/* hantro_set_fmt_out(): the OUTPUT format keeps them, CAPTURE gets a copy. */
+	src->colorspace = colorspace;
+	src->xfer_func = xfer_func;
+	src->ycbcr_enc = ycbcr_enc;
+	src->quantization = quantization;
+	v->ctx.dst_fmt.colorspace = colorspace;
+	v->ctx.dst_fmt.xfer_func = xfer_func;
+	v->ctx.dst_fmt.ycbcr_enc = ycbcr_enc;
+	v->ctx.dst_fmt.quantization = quantization;
+	return 0;
+}
+
 int vdev_set_ctrl(struct vdev *v, u32 id, const void *data, u32 size)
 {
 	struct v4l2_ctrl *c = v4l2_ctrl_find(&v->ctx.ctrl_handler, id);

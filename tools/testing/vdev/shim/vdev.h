@@ -36,6 +36,9 @@ struct vdev *vdev_create(void *host);
 void vdev_destroy(struct vdev *v);
 int vdev_set_format(struct vdev *v, uint32_t width, uint32_t height,
 		    uint32_t fourcc, uint32_t fps_num, uint32_t fps_den);
+/* The colorimetry fields of the OUTPUT format (VIDIOC_S_FMT takes them with it). */
+int vdev_set_colorimetry(struct vdev *v, uint32_t colorspace, uint32_t xfer_func,
+			 uint32_t ycbcr_enc, uint32_t quantization);
 int vdev_set_ctrl(struct vdev *v, uint32_t id, const void *data, uint32_t size);
 int vdev_start(struct vdev *v);
 int vdev_stop(struct vdev *v);

@@ -131,6 +131,20 @@ impl VirtualDevice {
         }
     }
 
+    /// Sets the colorimetry of the OUTPUT format (after [`Self::set_format`]).
+    pub fn set_colorimetry(
+        &mut self,
+        colorspace: u32,
+        xfer_func: u32,
+        ycbcr_enc: u32,
+        quantization: u32,
+    ) -> Result<(), Errno> {
+        // SAFETY: `dev` is valid until drop.
+        check(unsafe {
+            uapi::vdev_set_colorimetry(self.dev, colorspace, xfer_func, ycbcr_enc, quantization)
+        })
+    }
+
     /// Sets the OUTPUT format (visible size, pixel format) and the frame rate.
     pub fn set_format(
         &mut self,

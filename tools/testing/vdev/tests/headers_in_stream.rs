@@ -126,3 +126,64 @@ fn cbr_cropped_stream_headers_read_back_as_the_controls_ask() {
     assert_eq!(all("idr_pic_id"), vec![0, 1]);
     assert_eq!(all("frame_num"), vec![0, 1, 2, 3, 0, 1, 2, 3]);
 }
+
+/// The VUI of a stream whose OUTPUT format has `colorimetry`, as ffmpeg reads it:
+/// colour_primaries, transfer_characteristics, matrix_coefficients,
+/// video_full_range_flag, or None without a video signal type.
+fn vui_colour(colorimetry: [u32; 4]) -> Option<[i64; 4]> {
+    let yuv = clip("meadow", 176, 144, 1);
+    let mut d = VirtualDevice::open();
+    d.set_format(176, 144, PixelFormat::I420, 30, 1).unwrap();
+    let [cs, xfer, enc, quant] = colorimetry;
+    d.set_colorimetry(cs, xfer, enc, quant).unwrap();
+    d.start().unwrap();
+    let c = d
+        .encode(&yuv, 0, &Default::default(), &Default::default())
+        .unwrap();
+    assert_eq!(c.error, 0);
+    let t = trace_headers(&c.payload).unwrap();
+    let one = |n: &str| t.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+    if one("video_signal_type_present_flag")? == 0 {
+        return None;
+    }
+    Some([
+        one("colour_primaries").unwrap(),
+        one("transfer_characteristics").unwrap(),
+        one("matrix_coefficients").unwrap(),
+        one("video_full_range_flag").unwrap(),
+    ])
+}
+
+#[test]
+fn the_output_colorimetry_is_the_vui_colour_description() {
+    // Defaults resolved for the colorspace: Rec. 709 is limited range,
+    // JPEG is sRGB primaries and transfer, BT.601 matrix, full range.
+    assert_eq!(
+        vui_colour([V4L2_COLORSPACE_REC709, 0, 0, 0]),
+        Some([1, 1, 1, 0])
+    );
+    assert_eq!(
+        vui_colour([V4L2_COLORSPACE_JPEG, 0, 0, 0]),
+        Some([1, 13, 6, 1])
+    );
+    assert_eq!(
+        vui_colour([
+            V4L2_COLORSPACE_BT2020,
+            V4L2_XFER_FUNC_SMPTE2084,
+            V4L2_YCBCR_ENC_BT2020,
+            V4L2_QUANTIZATION_LIM_RANGE
+        ]),
+        Some([9, 16, 9, 0])
+    );
+    assert_eq!(
+        vui_colour([
+            V4L2_COLORSPACE_SMPTE170M,
+            V4L2_XFER_FUNC_709,
+            V4L2_YCBCR_ENC_601,
+            V4L2_QUANTIZATION_FULL_RANGE
+        ]),
+        Some([6, 1, 6, 1])
+    );
+    assert_eq!(vui_colour([V4L2_COLORSPACE_DEFAULT, 0, 0, 0]), None);
+    assert_eq!(vui_colour([V4L2_COLORSPACE_RAW, 0, 0, 0]), None);
+}
