@@ -24,6 +24,8 @@ static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
 	return v ? *v : def;
 }
 
+#define HANTRO_H264_ENC_LAYERS V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER
+
 /* profile_idc of the V4L2_CID_MPEG_VIDEO_H264_PROFILE menu entries offered. */
 static u8 hantro_h264_enc_profile_idc(s32 profile)
 {
@@ -180,7 +182,7 @@ static void hantro_h264_enc_colour(const struct v4l2_pix_format_mplane *fmt,
  */
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg)
 {
-	s32 mode, slice_mode, max_mb, cpb_kb, qp;
+	s32 mode, slice_mode, max_mb, cpb_kb, qp, val;
 
 	switch (ctx->src_fmt.pixelformat) {
 	case V4L2_PIX_FMT_NV12:
@@ -200,12 +202,12 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	cfg->fps_num = ctx->timeperframe.denominator;
 	cfg->fps_den = ctx->timeperframe.numerator;
 	hantro_h264_enc_colour(&ctx->src_fmt, cfg);
-	cfg->profile_idc = hantro_h264_enc_profile_idc(
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_PROFILE,
-				     V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE));
-	cfg->level_idc = hantro_h264_enc_level_idc(
-		hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LEVEL,
-				     V4L2_MPEG_VIDEO_H264_LEVEL_4_0));
+	val = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_PROFILE,
+				   V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE);
+	cfg->profile_idc = hantro_h264_enc_profile_idc(val);
+	val = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_LEVEL,
+				   V4L2_MPEG_VIDEO_H264_LEVEL_4_0);
+	cfg->level_idc = hantro_h264_enc_level_idc(val);
 	if (!cfg->level_idc)
 		return -EINVAL;
 	cfg->poc_type = 2;
@@ -241,9 +243,7 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	cfg->idr_period = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_GOP_SIZE, 0);
 	cfg->temporal_layers = 1;
 	if (hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING, 0))
-		cfg->temporal_layers =
-			hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
-					     1);
+		cfg->temporal_layers = hantro_h264_enc_ctrl(ctx, HANTRO_H264_ENC_LAYERS, 1);
 	cfg->ltr_count = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_LTR_COUNT, 0);
 	cfg->ltr_period =
 		hantro_h264_enc_ctrl(ctx, V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD, 0);
@@ -273,8 +273,8 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 		break;
 	case V4L2_MPEG_VIDEO_BITRATE_MODE_CQ:
 		/* Constant quality: P pictures 2 QP above I pictures, as x264's ipratio. */
-		qp = hantro_h264_enc_quality_qp(
-			hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 50));
+		val = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 50);
+		qp = hantro_h264_enc_quality_qp(val);
 		cfg->rc_mode = H264ENC_RC_CQP;
 		cfg->qp_i = qp;
 		cfg->qp_p = min(qp + 2, 51);
