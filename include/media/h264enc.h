@@ -89,6 +89,12 @@
 #define H264ENC_FRAME_QP 8
 
 /**
+ * H264ENC_FRAME_MARK_LONG_TERM - Frame flag: mark the picture long-term, in
+ * place of the one held.
+ */
+#define H264ENC_FRAME_MARK_LONG_TERM 16
+
+/**
  * H264ENC_CHECKPOINTS - Number of H1 checkpoints.
  */
 #define H264ENC_CHECKPOINTS 10
@@ -319,7 +325,7 @@ struct h264enc_frame_params {
 	/**
 	 * @flags: Frame flags: %H264ENC_FRAME_FORCE_IDR,
 	 * %H264ENC_FRAME_SCENE_CHANGE, %H264ENC_FRAME_REFERENCE_TS,
-	 * %H264ENC_FRAME_QP.
+	 * %H264ENC_FRAME_QP, %H264ENC_FRAME_MARK_LONG_TERM.
 	 */
 	__u32 flags;
 	/**

@@ -18,6 +18,9 @@ static void encode_params(struct kunit *test)
 	p.flags = V4L2_H264_ENCODE_FLAG_REFERENCE_TS;
 	p.reference_ts = 33333333;
 	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_params(&p), 0);
+	p.flags |= V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM;
+	KUNIT_EXPECT_EQ(test, v4l2_h264_enc_validate_params(&p), 0);
+	p.flags &= ~V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM;
 
 	/* A reference and an IDR picture at once. */
 	p.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;

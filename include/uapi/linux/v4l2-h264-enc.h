@@ -37,6 +37,11 @@
 #define V4L2_H264_ENCODE_FLAG_SCENE_CHANGE	0x00000002
 /* Predict from the picture whose source buffer had @reference_ts. */
 #define V4L2_H264_ENCODE_FLAG_REFERENCE_TS	0x00000004
+/*
+ * Mark this frame long-term, in place of the long-term picture the encoder
+ * holds (V4L2_CID_MPEG_VIDEO_LTR_COUNT 1; not a non-reference frame).
+ */
+#define V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM	0x00000008
 
 /**
  * struct v4l2_ctrl_h264_encode_params - per-frame H.264 encode parameters
@@ -47,7 +52,8 @@
  * @reserved: must be zero.
  *
  * The driver decides the picture type, frame_num, picture order count,
- * reference marking and slice QP; these parameters are hints and overrides.
+ * reference marking and slice QP; these parameters override its choice for
+ * this frame: an IDR picture, the reference, long-term marking.
  */
 struct v4l2_ctrl_h264_encode_params {
 	__u64 reference_ts;

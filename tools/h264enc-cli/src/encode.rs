@@ -38,6 +38,8 @@ pub struct EncodeArgs {
     pub retries: u32,
     /// Frames coded as IDR pictures on request.
     pub force_idr: Vec<u64>,
+    /// Frames marked as the long-term reference on request.
+    pub mark_long_term: Vec<u64>,
     /// (frame, bit rate): the bit rate changes before that frame.
     pub bitrate_at: Vec<(u64, u64)>,
     pub frames: Option<u64>,
@@ -97,6 +99,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         transform_8x8: a.transform_8x8,
         slices: a.slices,
         ltr_period: a.ltr_period,
+        long_term: a.ltr_period > 0 || !a.mark_long_term.is_empty(),
         temporal_layers: a.temporal_layers,
         client_rc: a.client_rc,
         virtual_h1,
@@ -170,6 +173,9 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
             let mut params = v4l2_ctrl_h264_encode_params::default();
             if a.force_idr.contains(&i) {
                 params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
+            }
+            if a.mark_long_term.contains(&i) {
+                params.flags |= V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM;
             }
             if let Some(&(_, rate)) = a.bitrate_at.iter().rfind(|(at, _)| *at == i) {
                 // VBR keeps its peak-to-average ratio.
@@ -358,6 +364,7 @@ mod tests {
             client_rc: false,
             retries: 0,
             force_idr: Vec::new(),
+            mark_long_term: Vec::new(),
             bitrate_at: Vec::new(),
             frames: None,
             device: "/dev/video0".into(),

@@ -121,6 +121,9 @@ struct EncodeCli {
     /// Code these frames (numbered from 0, comma-separated) as IDR pictures.
     #[arg(long, value_name = "FRAMES", value_delimiter = ',')]
     force_idr: Vec<u64>,
+    /// Mark these frames (comma-separated) as the long-term reference, each in place of the last.
+    #[arg(long, value_name = "FRAMES", value_delimiter = ',')]
+    mark_long_term: Vec<u64>,
     /// From frame N on, target RATE bits/s (cbr, vbr; repeatable): frame N is an IDR picture with the new HRD.
     #[arg(long, value_name = "N:RATE", value_parser = units::parse_bitrate_at)]
     bitrate_at: Vec<(u64, u64)>,
@@ -194,6 +197,7 @@ fn main() {
                 client_rc: e.client_rc,
                 retries: e.retries,
                 force_idr: e.force_idr,
+                mark_long_term: e.mark_long_term,
                 bitrate_at: e.bitrate_at,
                 frames: e.frames,
                 device: e.device,

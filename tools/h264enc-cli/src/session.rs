@@ -49,6 +49,8 @@ pub struct StreamConfig {
     pub transform_8x8: Option<bool>,
     pub slices: u32,
     pub ltr_period: u32,
+    /// The encoder holds a long-term reference (LTR_COUNT 1).
+    pub long_term: bool,
     pub temporal_layers: u8,
     /// The client gives every frame's QP (frame rate control off in the device).
     pub client_rc: bool,
@@ -242,8 +244,10 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
             "--cabac-init-idc",
         )?;
     }
-    if c.ltr_period > 0 {
+    if c.long_term || c.ltr_period > 0 {
         set(d, V4L2_CID_MPEG_VIDEO_LTR_COUNT, 1, "--ltr-period")?;
+    }
+    if c.ltr_period > 0 {
         set(
             d,
             V4L2_CID_STATELESS_H264_ENCODE_LTR_PERIOD,
@@ -320,7 +324,7 @@ fn lowest_level(
         max_bitrate: u32::try_from(max_bitrate).ok()?,
         cpb_size: u32::try_from(cpb_size).ok()?,
         temporal_layers: c.temporal_layers.max(1),
-        ltr_count: u8::from(c.ltr_period > 0),
+        ltr_count: u8::from(c.long_term || c.ltr_period > 0),
         ltr_period: c.ltr_period,
         max_refs_per_frame: 1,
         ..Config::default()

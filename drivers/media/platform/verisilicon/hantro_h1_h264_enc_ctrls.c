@@ -436,6 +436,8 @@ void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,
 			fp->flags |= H264ENC_FRAME_FORCE_IDR;
 		if (params->flags & V4L2_H264_ENCODE_FLAG_SCENE_CHANGE)
 			fp->flags |= H264ENC_FRAME_SCENE_CHANGE;
+		if (params->flags & V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM)
+			fp->flags |= H264ENC_FRAME_MARK_LONG_TERM;
 		if (params->flags & V4L2_H264_ENCODE_FLAG_REFERENCE_TS) {
 			fp->flags |= H264ENC_FRAME_REFERENCE_TS;
 			fp->reference_ts = params->reference_ts;

@@ -420,6 +420,7 @@ impl VideoEncoderImpl for StatelessH264Enc {
             transform_8x8: Some(false),
             slices: 1,
             ltr_period: s.ltr_period,
+            long_term: s.ltr_period > 0,
             temporal_layers: s.temporal_layers as u8,
             client_rc: false,
             virtual_h1: s.device == "virtual",

@@ -105,3 +105,50 @@ fn feedback_reports_decisions_and_the_dpb_by_timestamp() {
     assert_eq!((c.feedback.frame_num, c.feedback.pic_order_cnt), (2, 4));
     assert_eq!(dpb(&c), [(0, 0, 0, 0, true), (66_666_000, 2, 2, 4, false)]);
 }
+
+#[test]
+fn a_request_marks_its_frame_long_term() {
+    let f = clip("meadow", W as usize, H as usize, 6);
+    let fl = (W * H * 3 / 2) as usize;
+    let mut d = VirtualDevice::open();
+    d.set_format(W, H, PixelFormat::I420, 30, 1).unwrap();
+    d.set_ctrl(V4L2_CID_MPEG_VIDEO_LTR_COUNT, 1).unwrap();
+    d.start().unwrap();
+    let none = v4l2_ctrl_h264_encode_rc::default();
+    let (mut stream, mut recon, mut done) = (Vec::new(), Vec::new(), Vec::new());
+    for (i, frame) in f.chunks(fl).enumerate() {
+        let params = match i {
+            3 => v4l2_ctrl_h264_encode_params {
+                flags: V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM,
+                ..Default::default()
+            },
+            // Frame 5 recovers from frame 3, as after a loss of frame 4.
+            5 => v4l2_ctrl_h264_encode_params {
+                reference_ts: 3_000,
+                flags: V4L2_H264_ENCODE_FLAG_REFERENCE_TS,
+                ..Default::default()
+            },
+            _ => Default::default(),
+        };
+        let c = d.encode(frame, i as u64 * 1000, &params, &none).unwrap();
+        assert_eq!(c.feedback.error, 0, "frame {i}");
+        stream.extend_from_slice(&c.payload);
+        recon.extend_from_slice(&d.recon(c.rec_slot).unwrap());
+        done.push(c);
+    }
+    assert_eq!(
+        done[3].feedback.flags,
+        V4L2_H264_ENCODE_FEEDBACK_FLAG_LONG_TERM
+    );
+    // Frame 3 took the IDR picture's place as the long-term reference.
+    let held = dpb(&done[3]);
+    assert!(held.contains(&(3_000, 3, 0, 6, true)), "{held:?}");
+    assert!(!held.iter().any(|e| e.0 == 0), "{held:?}");
+    assert!(dpb(&done[5]).contains(&(3_000, 3, 0, 6, true)));
+    let dec = h264_oracle::ffmpeg_decode(&stream).unwrap();
+    assert!(
+        dec == recon,
+        "{}",
+        h264_oracle::first_diff(&dec, &recon, fl)
+    );
+}

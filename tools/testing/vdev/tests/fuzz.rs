@@ -45,7 +45,8 @@ fn as_bytes<T>(v: &mut T) -> &mut [u8] {
 fn params_valid(p: &v4l2_ctrl_h264_encode_params) -> bool {
     let known = V4L2_H264_ENCODE_FLAG_FORCE_IDR
         | V4L2_H264_ENCODE_FLAG_SCENE_CHANGE
-        | V4L2_H264_ENCODE_FLAG_REFERENCE_TS;
+        | V4L2_H264_ENCODE_FLAG_REFERENCE_TS
+        | V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM;
     let has_ref = p.flags & V4L2_H264_ENCODE_FLAG_REFERENCE_TS != 0;
     p.flags & !known == 0
         && p.reserved.iter().all(|&r| r == 0)
@@ -151,7 +152,7 @@ fn fuzz_controls_driver_and_core() {
             match rng.next() % 3 {
                 0 => rng.fill(as_bytes(&mut p)),
                 1 => {
-                    p.flags = (rng.next() % 16) as u32;
+                    p.flags = (rng.next() % 32) as u32;
                     p.reference_ts = rng.next() % 3;
                 }
                 _ => {}

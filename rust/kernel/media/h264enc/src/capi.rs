@@ -54,6 +54,8 @@ pub const H264ENC_FRAME_SCENE_CHANGE: u32 = 0x2;
 pub const H264ENC_FRAME_REFERENCE_TS: u32 = 0x4;
 /// Frame flag: [`FrameParams::qp`] holds the picture's QP.
 pub const H264ENC_FRAME_QP: u32 = 0x8;
+/// Frame flag: mark the picture long-term, in place of the one held.
+pub const H264ENC_FRAME_MARK_LONG_TERM: u32 = 0x10;
 
 /// Value of [`Ctx::magic`] once initialized ("h264encR").
 const MAGIC: u64 = 0x6832_3634_656e_6352;
@@ -99,6 +101,7 @@ const _: () = {
     assert!(H264ENC_FRAME_SCENE_CHANGE == super::config::frame_flags::SCENE_CHANGE);
     assert!(H264ENC_FRAME_REFERENCE_TS == super::config::frame_flags::REFERENCE_TS);
     assert!(H264ENC_FRAME_QP == super::config::frame_flags::QP);
+    assert!(H264ENC_FRAME_MARK_LONG_TERM == super::config::frame_flags::MARK_LONG_TERM);
     assert!(size_of::<Encoder>() <= H264ENC_CTX_SIZE - 8);
     assert!(H264ENC_MAX_DPB == super::dpb::MAX_DPB);
     assert!(align_of::<Encoder>() <= 8);

@@ -184,8 +184,11 @@ pub mod frame_flags {
     pub const REFERENCE_TS: u32 = 1 << 2;
     /// The client gives this picture's QP in `qp` (client rate control).
     pub const QP: u32 = 1 << 3;
+    /// Mark this picture long-term, in place of the long-term picture held
+    /// (`Config::ltr_count` 1; a reference picture only).
+    pub const MARK_LONG_TERM: u32 = 1 << 4;
     /// All flags the core knows.
-    pub const ALL: u32 = FORCE_IDR | SCENE_CHANGE | REFERENCE_TS | QP;
+    pub const ALL: u32 = FORCE_IDR | SCENE_CHANGE | REFERENCE_TS | QP | MARK_LONG_TERM;
 }
 
 /// Parameters of one frame, from the request's controls.
@@ -198,7 +201,8 @@ pub struct FrameParams {
     /// `H264ENC_FRAME_REFERENCE_TS`.
     pub reference_ts: u64,
     /// Frame flags: `H264ENC_FRAME_FORCE_IDR`, `H264ENC_FRAME_SCENE_CHANGE`,
-    /// `H264ENC_FRAME_REFERENCE_TS`, `H264ENC_FRAME_QP`.
+    /// `H264ENC_FRAME_REFERENCE_TS`, `H264ENC_FRAME_QP`,
+    /// `H264ENC_FRAME_MARK_LONG_TERM`.
     pub flags: u32,
     /// QP of this picture with `H264ENC_FRAME_QP`, 0..51.
     pub qp: u8,

@@ -266,8 +266,8 @@ impl Dpb {
         }
     }
 
-    /// Finds the most recent reference with `temporal_id` below `below` (or 0 when
-    /// `below` is 0), short-term first.
+    /// Finds the most recent reference, short- or long-term, with
+    /// `temporal_id` below `below` (or 0 when `below` is 0).
     pub fn latest_below(&self, below: u8) -> Option<usize> {
         let mut best: Option<(usize, u64)> = None;
         for (p, i) in self.pics.iter().zip(0..self.pics.len()) {
@@ -276,11 +276,9 @@ impl Dpb {
             } else {
                 p.temporal_id < below
             };
-            if p.in_use
-                && !p.long_term
-                && layer_ok
-                && best.map_or(true, |(_, d)| p.decode_index > d)
-            {
+            // A long-term picture counts too: a client may have marked the
+            // latest picture long-term, and it is still the closest.
+            if p.in_use && layer_ok && best.map_or(true, |(_, d)| p.decode_index > d) {
                 best = Some((i, p.decode_index));
             }
         }

@@ -371,6 +371,15 @@ impl Encoder {
             _ => 1,
         };
         plan.temporal_id = decision.temporal_id;
+        if p.flags & frame_flags::MARK_LONG_TERM != 0 {
+            // MMCO 6 needs MaxLongTermFrameIdx 0, which every IDR picture
+            // sets when long-term references are on (8.2.5.4.6); a
+            // non-reference picture cannot be marked.
+            if self.cfg.ltr_count == 0 || !decision.reference {
+                return Err(Error::InvalidParam);
+            }
+            decision.mark_long_term = true;
+        }
         plan.mark_long_term = decision.mark_long_term as u8;
         let frames_since_idr = if decision.idr {
             0

@@ -408,3 +408,48 @@ fn a_frame_qp_is_taken_in_client_mode_only() {
     // The refused request left nothing planned.
     assert_eq!(step(&mut cqp, 0).qp, 30);
 }
+
+#[test]
+fn a_client_marks_a_picture_long_term_in_place_of_the_one_held() {
+    use h264enc::config::frame_flags::MARK_LONG_TERM;
+    let mut enc = Encoder::new(&Config {
+        ltr_count: 1,
+        ..cfg(1)
+    })
+    .unwrap();
+    for ts in 0..3 {
+        step(&mut enc, ts);
+    }
+    // The IDR picture is the long-term one until frame 3 takes its place
+    // (MMCO 6 in its slice header, which the scripted hardware writes).
+    assert!(dpb(&enc).contains(&(0, true)));
+    let (plan, st) = run(&mut enc, 3, MARK_LONG_TERM, 2);
+    assert_eq!((plan.mark_long_term, st.long_term), (1, 1));
+    let held = dpb(&enc);
+    assert!(held.contains(&(3, true)), "{held:?}");
+    assert!(!held.iter().any(|&(ts, _)| ts == 0), "{held:?}");
+    // The next P picture predicts from the previous picture, which is frame 3.
+    assert_eq!(step(&mut enc, 4).reference_ts, 3);
+
+    // Without long-term references, or on a non-reference picture: refused.
+    let mark = |ts| FrameParams {
+        timestamp: ts,
+        flags: MARK_LONG_TERM,
+        ..FrameParams::default()
+    };
+    let mut off = Encoder::new(&cfg(1)).unwrap();
+    step(&mut off, 0);
+    assert_eq!(off.plan_frame(&mark(1)).err(), Some(Error::InvalidParam));
+    let mut layers = Encoder::new(&Config {
+        ltr_count: 1,
+        temporal_layers: 2,
+        ..cfg(1)
+    })
+    .unwrap();
+    step(&mut layers, 0);
+    assert_eq!(layers.plan_frame(&mark(1)).err(), Some(Error::InvalidParam));
+    assert!(
+        layers.plan_frame(&mark(2)).is_err(),
+        "frame 1 is still to code"
+    );
+}

@@ -28,6 +28,7 @@ fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig 
         transform_8x8: None,
         slices: 1,
         ltr_period: 0,
+        long_term: false,
         temporal_layers: 1,
         client_rc,
         virtual_h1: false,
