@@ -5,7 +5,7 @@
 #ifndef _MEDIA_V4L2_H264_ENC_H
 #define _MEDIA_V4L2_H264_ENC_H
 
-#include <linux/v4l2-h264-enc.h>
+#include <linux/videodev2.h>
 
 int v4l2_h264_enc_validate_params(const struct v4l2_ctrl_h264_encode_params *p);
 int v4l2_h264_enc_validate_rc(const struct v4l2_ctrl_h264_encode_rc *rc);

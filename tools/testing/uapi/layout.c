@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
-#include <linux/v4l2-h264-enc.h>
+#include <linux/videodev2.h>
 
 #define FIELD(s, f) \
 	printf("%s.%s %zu %zu\n", #s, #f, offsetof(struct s, f), sizeof(((struct s *)0)->f)); \

@@ -7,7 +7,7 @@
 
 #include <linux/hantro-media.h>
 #include <linux/types.h>
-#include <linux/v4l2-h264-enc.h>
+#include <linux/videodev2.h>
 #include <media/h264enc.h>
 #include <media/videobuf2-core.h>
 

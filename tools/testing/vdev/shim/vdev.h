@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/hantro-media.h>
-#include <linux/v4l2-h264-enc.h>
+#include <linux/videodev2.h>
 
 struct vdev;
 

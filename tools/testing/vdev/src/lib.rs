@@ -17,7 +17,7 @@ pub use host::Fault;
 use host::Host;
 use std::ffi::c_void;
 
-/// Bindings generated from `include/uapi/linux/v4l2-h264-enc.h` and `shim/vdev.h`.
+/// Bindings generated from `include/uapi/linux/v4l2-controls.h` (the series' version) and `shim/vdev.h`.
 pub mod uapi {
     #![allow(missing_docs, clippy::all)]
     include!(concat!(env!("OUT_DIR"), "/uapi.rs"));

@@ -27,16 +27,6 @@ typedef int64_t s64;
 typedef u64 dma_addr_t;
 typedef unsigned int gfp_t;
 
-/*
- * include/uapi/linux/v4l2-controls.h of 6.12 with the series (patch 5) has
- * the hantro driver's codec control base; the host's older header does
- * not.
- * scripts/kernel-check.sh checks that the two values agree.
- */
-#ifndef V4L2_CID_CODEC_HANTRO_BASE
-#define V4L2_CID_CODEC_HANTRO_BASE (V4L2_CTRL_CLASS_CODEC | 0x1200)
-#endif
-
 #define GFP_KERNEL 0
 #define BIT(n) (1UL << (n))
 #define GENMASK(h, l) ((~0UL << (l)) & (~0UL >> (8 * sizeof(long) - 1 - (h))))
