@@ -6,6 +6,10 @@
 #   1. v4l2-compliance, without and with streaming, on the encoder node: no
 #      failure but the named v4l-utils 1.22 skew and the one check that
 #      predates stateless encoders (scripts/compliance-skew.sh);
+#   1b. h264enc check-device on the encoder node: every rule of the uAPI it
+#      tries holds (incomplete requests refused with ENOENT at queue time,
+#      sequence controls EBUSY while streaming, bit rate and key frame acting
+#      on the next frame, per-request parameters, feedback, failed frames);
 #   2. h264enc encode --device over a matrix of options and sizes (QCIF to
 #      1920x1080, which the driver codes as 1088 lines and crops): every
 #      stream byte-identical to what the virtual device makes from the same
@@ -137,6 +141,8 @@ H1_VM_DMESG=$out/dmesg H1_VM_KMEMLEAK=$out/kmemleak H1_VM_QUIET=1 H1_VM_EMU_ARGS
 	sh faults "$H1_DEVICE"
 	v4l2-compliance -d "$H1_DEVICE" >compliance.txt 2>&1
 	v4l2-compliance -d "$H1_DEVICE" -s 10 >compliance-streaming.txt 2>&1
+	h264enc check-device "$H1_DEVICE" >check-device.txt 2>&1
+	echo $? >check-device.status
 	sh encode-all "$H1_DEVICE" dev
 	sh load "$H1_DEVICE" 2>load.err
 	sh gst "$H1_DEVICE"
@@ -150,6 +156,13 @@ for suite in h264enc-core v4l2-h264-enc-ctrls hantro-h1-h264-enc; do
 	grep -qE "^ *ok [0-9]+ $suite\$" "$out/dmesg" || fail "KUnit suite $suite did not pass in the debug kernel"
 done
 echo "h1-vm-check: KUnit h264enc-core, v4l2-h264-enc-ctrls, hantro-h1-h264-enc pass in the debug kernel"
+
+# The uAPI's rules through real ioctls: requests refused at queue time,
+# controls busy while streaming, changes that act on the next frame,
+# per-request parameters, feedback, failed frames.
+[ "$(cat "$out/check-device.status" 2>/dev/null)" = 0 ] ||
+	{ cat "$out/check-device.txt" >&2; fail "h264enc check-device on the device failed"; }
+echo "h1-vm-check: h264enc check-device on the encoder node: $(tail -1 "$out/check-device.txt" | sed 's/^check-device: //')"
 
 for run in compliance compliance-streaming; do
 	[ -s "$out/$run.txt" ] || fail "$run printed nothing"

@@ -29,6 +29,17 @@ pub trait Device {
         timestamp: u64,
         params: &v4l2_ctrl_h264_encode_params,
         rc: &v4l2_ctrl_h264_encode_rc,
+    ) -> Result<Completed, String> {
+        self.encode_request(frame, timestamp, Some(params), Some(rc))
+    }
+    /// As [`Device::encode`], with the per-frame controls the request leaves
+    /// out as `None`, which the uAPI refuses when the request is queued.
+    fn encode_request(
+        &mut self,
+        frame: &[u8],
+        timestamp: u64,
+        params: Option<&v4l2_ctrl_h264_encode_params>,
+        rc: Option<&v4l2_ctrl_h264_encode_rc>,
     ) -> Result<Completed, String>;
     /// The reconstruction of a completed frame, when the device can give it.
     fn recon(&mut self, slot: u32) -> Option<Result<Vec<u8>, String>>;
@@ -73,14 +84,14 @@ impl Device for VirtualDevice {
         VirtualDevice::start(self).map_err(|e| e.to_string())
     }
 
-    fn encode(
+    fn encode_request(
         &mut self,
         frame: &[u8],
         timestamp: u64,
-        params: &v4l2_ctrl_h264_encode_params,
-        rc: &v4l2_ctrl_h264_encode_rc,
+        params: Option<&v4l2_ctrl_h264_encode_params>,
+        rc: Option<&v4l2_ctrl_h264_encode_rc>,
     ) -> Result<Completed, String> {
-        VirtualDevice::encode(self, frame, timestamp, params, rc).map_err(|e| e.to_string())
+        VirtualDevice::encode_request(self, frame, timestamp, params, rc).map_err(|e| e.to_string())
     }
 
     fn recon(&mut self, slot: u32) -> Option<Result<Vec<u8>, String>> {

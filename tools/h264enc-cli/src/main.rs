@@ -40,6 +40,12 @@ enum Cmd {
     },
     /// List the stateless H.264 encoders: the virtual one and /dev/video* nodes with the uAPI.
     Devices,
+    /// Check that a device follows the stateless encode uAPI's rules (requests, changes while streaming, feedback, errors).
+    CheckDevice {
+        /// "virtual" or a V4L2 node (/dev/videoN).
+        #[arg(default_value = "virtual")]
+        device: String,
+    },
 }
 
 #[derive(clap::Args)]
@@ -216,6 +222,13 @@ fn main() {
         }
         Cmd::Verify { stream, recon, hrd } => verify::run(&stream, recon.as_deref(), hrd),
         Cmd::Devices => Ok(v4l2::list()),
+        Cmd::CheckDevice { device } => {
+            if device == "virtual" {
+                h264enc_cli::rules::check(&mut h264enc_cli::device::VirtualDevice::open(), true)
+            } else {
+                v4l2::open(&device).and_then(|mut d| h264enc_cli::rules::check(&mut d, false))
+            }
+        }
     };
     match result {
         Ok(text) => print!("{text}"),

@@ -633,30 +633,32 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         Ok(())
     }
 
-    fn encode(
+    fn encode_request(
         &mut self,
         frame: &[u8],
         timestamp: u64,
-        params: &v4l2_ctrl_h264_encode_params,
-        rc: &v4l2_ctrl_h264_encode_rc,
+        params: Option<&v4l2_ctrl_h264_encode_params>,
+        rc: Option<&v4l2_ctrl_h264_encode_rc>,
     ) -> Result<Completed, String> {
-        let (mut p, mut r) = (*params, *rc);
-        self.ext_ctrls(
-            Req::SExtCtrls,
-            V4L2_CTRL_WHICH_REQUEST_VAL,
-            &mut [
-                ctrl_ptr(
-                    V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
-                    &mut p as *mut _ as *mut u8,
-                    std::mem::size_of_val(&p),
-                ),
-                ctrl_ptr(
-                    V4L2_CID_STATELESS_H264_ENCODE_RC,
-                    &mut r as *mut _ as *mut u8,
-                    std::mem::size_of_val(&r),
-                ),
-            ],
-        )?;
+        let (mut p, mut r) = (params.copied(), rc.copied());
+        let mut ctrls = Vec::new();
+        if let Some(p) = p.as_mut() {
+            ctrls.push(ctrl_ptr(
+                V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
+                p as *mut _ as *mut u8,
+                std::mem::size_of_val(p),
+            ));
+        }
+        if let Some(r) = r.as_mut() {
+            ctrls.push(ctrl_ptr(
+                V4L2_CID_STATELESS_H264_ENCODE_RC,
+                r as *mut _ as *mut u8,
+                std::mem::size_of_val(r),
+            ));
+        }
+        if !ctrls.is_empty() {
+            self.ext_ctrls(Req::SExtCtrls, V4L2_CTRL_WHICH_REQUEST_VAL, &mut ctrls)?;
+        }
         let used = self.fill_source(frame)?;
         let n = used.len();
         let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
@@ -672,13 +674,19 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             tv_usec: (timestamp % 1_000_000_000 / 1000) as _,
         };
         self.call(self.video, Req::QBuf, Arg::Buf(&mut b))?;
+        // The request first: one the driver refuses (a per-frame control
+        // missing) is reinitialized, its OUTPUT buffer returns, and no
+        // CAPTURE buffer waits in the queue for a frame that never comes.
+        if let Err(e) = self.call(self.request, Req::RequestQueue, Arg::None) {
+            self.call(self.request, Req::RequestReinit, Arg::None)?;
+            return Err(e);
+        }
         let mut cplanes = [v4l2_plane {
             length: self.cap_buf.as_ref().map_or(0, |m| m.len as u32),
             ..Default::default()
         }];
         let mut cb = buffer(CAPTURE, &mut cplanes);
         self.call(self.video, Req::QBuf, Arg::Buf(&mut cb))?;
-        self.call(self.request, Req::RequestQueue, Arg::None)?;
         match self.k.poll_pri(self.request, REQUEST_TIMEOUT_MS) {
             Ok(true) => {}
             Ok(false) => {

@@ -80,6 +80,8 @@ struct Request {
     params: Option<v4l2_ctrl_h264_encode_params>,
     rc: Option<v4l2_ctrl_h264_encode_rc>,
     has_output: bool,
+    /// MEDIA_REQUEST_IOC_QUEUE accepted it; it runs once CAPTURE has a buffer.
+    queued: bool,
     timestamp: timeval,
     done: Option<Completed>,
     out_dequeued: bool,
@@ -499,6 +501,10 @@ impl FakeKernel {
                 }
                 self.cap_queued = true;
                 fill(b, pl);
+                // v4l2_m2m_try_schedule(): a queued request waited for it.
+                if self.req.queued && self.req.done.is_none() {
+                    self.run_request()?;
+                }
                 Ok("VIDIOC_QBUF CAPTURE".into())
             }
             _ => {
@@ -553,15 +559,26 @@ impl FakeKernel {
         self.dev.start().map_err(|e| -e.0)
     }
 
+    /// MEDIA_REQUEST_IOC_QUEUE: hantro's request validation (an OUTPUT
+    /// buffer, both per-frame controls), then the job runs when CAPTURE has
+    /// a buffer.
+    fn queue_request(&mut self) -> Result<(), Errno> {
+        if self.req.queued || self.req.done.is_some() {
+            return Err(libc::EBUSY);
+        }
+        if !self.req.has_output || self.req.params.is_none() || self.req.rc.is_none() {
+            return Err(libc::ENOENT);
+        }
+        self.req.queued = true;
+        if self.cap_queued {
+            self.run_request()?;
+        }
+        Ok(())
+    }
+
     /// Runs the queued request: the source planes at the driver's strides
     /// become a packed frame of the visible size for the virtual device.
     fn run_request(&mut self) -> Result<(), Errno> {
-        if !self.req.has_output || self.req.done.is_some() {
-            return Err(libc::ENOENT);
-        }
-        if !self.cap_queued {
-            return Err(libc::EINVAL);
-        }
         let Some(fmt) = self.out_fmt.layout() else {
             return Err(libc::EINVAL);
         };
@@ -698,10 +715,12 @@ impl Kernel for FakeKernel {
                     Ok("MEDIA_IOC_REQUEST_ALLOC".into())
                 }
                 (Req::RequestQueue, Arg::None) => self
-                    .run_request()
+                    .queue_request()
                     .map(|()| "MEDIA_REQUEST_IOC_QUEUE".into()),
                 (Req::RequestReinit, Arg::None) => {
-                    if !(self.req.out_dequeued && self.req.cap_dequeued) {
+                    // A request never queued may be reinitialized at once:
+                    // its OUTPUT buffer returns to the application.
+                    if self.req.queued && !(self.req.out_dequeued && self.req.cap_dequeued) {
                         Err(libc::EBUSY)
                     } else {
                         self.req = Request {

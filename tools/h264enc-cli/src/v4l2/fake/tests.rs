@@ -439,8 +439,8 @@ fn the_ioctl_sequence_follows_the_specification() {
         assert_eq!(
             f[2..5],
             [
-                "VIDIOC_QBUF CAPTURE",
                 "MEDIA_REQUEST_IOC_QUEUE",
+                "VIDIOC_QBUF CAPTURE",
                 "poll request"
             ]
         );
