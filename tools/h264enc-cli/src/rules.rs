@@ -4,8 +4,8 @@
 //! calls (ioctls on a V4L2 node) and reported on one line; the first broken
 //! rule ends the check with what the device did instead.
 
-use crate::device::{Completed, Device, PixelFormat};
-use crate::session::{configure, Profile, RcMode, StreamConfig};
+use crate::device::{Completed, Device};
+use crate::session::{configure, RcMode, StreamConfig};
 use hantro_vdev::uapi::*;
 
 const W: u32 = 176;
@@ -213,30 +213,10 @@ impl Checker<'_> {
 /// Checks the rules on `d`, a device not yet configured; returns the report.
 pub fn check(d: &mut dyn Device, virtual_h1: bool) -> Result<String, String> {
     let cfg = StreamConfig {
-        width: W,
-        height: H,
-        fps_num: 30,
-        fps_den: 1,
-        format: PixelFormat::I420,
         rc: Some(RcMode::Cbr),
         bitrate: Some(200_000),
-        max_bitrate: None,
-        cpb_size: None,
-        filler: false,
-        qp: None,
-        qp_min: 10,
-        qp_max: 51,
-        gop: 0,
-        profile: Profile::Baseline,
-        cabac: None,
-        cabac_init_idc: 0,
-        transform_8x8: None,
-        slices: 1,
-        ltr_period: 0,
-        long_term: false,
-        temporal_layers: 1,
-        client_rc: false,
         virtual_h1,
+        ..StreamConfig::new(W, H)
     };
     configure(d, &cfg)?;
     let mut c = Checker {

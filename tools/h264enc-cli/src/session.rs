@@ -58,6 +58,40 @@ pub struct StreamConfig {
     pub virtual_h1: bool,
 }
 
+impl StreamConfig {
+    /// A `width`x`height` I420 stream at 30 frames per second with the
+    /// command line's defaults: constant QP 26, no IDR after the first,
+    /// Constrained Baseline, one slice, one layer.
+    pub fn new(width: u32, height: u32) -> Self {
+        StreamConfig {
+            width,
+            height,
+            fps_num: 30,
+            fps_den: 1,
+            format: PixelFormat::I420,
+            rc: None,
+            bitrate: None,
+            max_bitrate: None,
+            cpb_size: None,
+            filler: false,
+            qp: None,
+            qp_min: 10,
+            qp_max: 51,
+            gop: 0,
+            profile: Profile::Baseline,
+            cabac: None,
+            cabac_init_idc: 0,
+            transform_8x8: None,
+            slices: 1,
+            ltr_period: 0,
+            long_term: false,
+            temporal_layers: 1,
+            client_rc: false,
+            virtual_h1: false,
+        }
+    }
+}
+
 /// What [`configure`] settled on.
 #[derive(Clone, Copy, Debug)]
 pub struct Configured {

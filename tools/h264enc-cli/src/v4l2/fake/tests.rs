@@ -2,36 +2,18 @@
 
 use super::*;
 use crate::device::Device;
-use crate::session::{configure, Profile, RcMode, StreamConfig};
+use crate::session::{configure, RcMode, StreamConfig};
 use crate::v4l2::V4l2Encoder;
 use hantro_vdev::uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
 
 fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
     StreamConfig {
-        width: w,
-        height: h,
-        fps_num: 30,
-        fps_den: 1,
         format,
         rc: Some(RcMode::Cbr),
         bitrate: Some(300_000),
-        max_bitrate: None,
-        cpb_size: None,
-        filler: false,
-        qp: None,
-        qp_min: 10,
-        qp_max: 51,
         gop: 8,
-        profile: Profile::Baseline,
-        cabac: None,
-        cabac_init_idc: 0,
-        transform_8x8: None,
-        slices: 1,
-        ltr_period: 0,
-        long_term: false,
-        temporal_layers: 1,
         client_rc,
-        virtual_h1: false,
+        ..StreamConfig::new(w, h)
     }
 }
 
