@@ -23,6 +23,7 @@ pub struct EncodeArgs {
     pub cpb_size: Option<CpbSize>,
     pub filler: bool,
     pub qp: Option<u8>,
+    pub quality: Option<u8>,
     pub qp_min: u8,
     pub qp_max: u8,
     pub gop: u32,
@@ -90,6 +91,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         cpb_size: a.cpb_size,
         filler: a.filler,
         qp: a.qp,
+        quality: a.quality,
         qp_min: a.qp_min,
         qp_max: a.qp_max,
         gop: a.gop,
@@ -113,7 +115,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         mb_h,
     } = configure(d, &cfg)?;
 
-    if !a.bitrate_at.is_empty() && (rc == RcMode::Cqp || a.client_rc) {
+    if !a.bitrate_at.is_empty() && (matches!(rc, RcMode::Cqp | RcMode::Cq) || a.client_rc) {
         return Err("--bitrate-at needs in-kernel rate control (--rc cbr or vbr)".into());
     }
 
@@ -156,7 +158,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         f.height,
         f.fps_num,
         f.fps_den,
-        if rc == RcMode::Cqp && !a.client_rc {
+        if matches!(rc, RcMode::Cqp | RcMode::Cq) && !a.client_rc {
             0
         } else {
             bitrate
@@ -351,6 +353,7 @@ mod tests {
             cpb_size: None,
             filler: false,
             qp: None,
+            quality: None,
             qp_min: 10,
             qp_max: 51,
             gop: 0,

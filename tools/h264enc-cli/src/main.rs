@@ -82,6 +82,9 @@ struct EncodeCli {
     /// QP of every frame in cqp mode (default 26).
     #[arg(long)]
     qp: Option<u8>,
+    /// Constant quality in cq mode, 1 (lowest) to 100 (default 50): the device maps it to a QP.
+    #[arg(long)]
+    quality: Option<u8>,
     /// Lowest QP rate control may use.
     #[arg(long, default_value_t = 10)]
     qp_min: u8,
@@ -178,6 +181,7 @@ fn main() {
                 cpb_size: e.cpb_size,
                 filler: e.filler,
                 qp: e.qp,
+                quality: e.quality,
                 qp_min: e.qp_min,
                 qp_max: e.qp_max,
                 gop: e.gop,

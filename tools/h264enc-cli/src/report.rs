@@ -120,7 +120,7 @@ impl Summary {
                 err
             );
         } else {
-            let _ = writeln!(s, "  bitrate  {:.1} kb/s (constant QP)", rate / 1000.0);
+            let _ = writeln!(s, "  bitrate  {:.1} kb/s (no target)", rate / 1000.0);
         }
         let _ = writeln!(
             s,

@@ -13,6 +13,8 @@ pub enum RcMode {
     Cqp,
     Cbr,
     Vbr,
+    /// Constant quality (`--quality`), the device's own mapping to a QP.
+    Cq,
 }
 
 /// H.264 profiles of the command line.
@@ -38,6 +40,8 @@ pub struct StreamConfig {
     pub cpb_size: Option<CpbSize>,
     pub filler: bool,
     pub qp: Option<u8>,
+    /// Constant quality, 1 (lowest) to 100, in `RcMode::Cq` (default 50).
+    pub quality: Option<u8>,
     pub qp_min: u8,
     pub qp_max: u8,
     pub gop: u32,
@@ -75,6 +79,7 @@ impl StreamConfig {
             cpb_size: None,
             filler: false,
             qp: None,
+            quality: None,
             qp_min: 10,
             qp_max: 51,
             gop: 0,
@@ -130,6 +135,12 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
             "--rc {} needs --bitrate",
             if rc == RcMode::Cbr { "cbr" } else { "vbr" }
         ));
+    }
+    if c.quality.is_some() && rc != RcMode::Cq {
+        return Err("--quality applies to --rc cq only".into());
+    }
+    if c.quality.is_some_and(|q| !(1..=100).contains(&q)) {
+        return Err("--quality must be 1 (lowest) to 100".into());
     }
     if c.filler && rc != RcMode::Cbr {
         return Err("--filler applies to --rc cbr only".into());
@@ -293,6 +304,19 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
         // Without frame-level rate control the device codes I_FRAME_QP and
         // P_FRAME_QP, or the QP a request brings.
         set(d, V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, 0, "--qp")?;
+    } else if rc == RcMode::Cq {
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_BITRATE_MODE,
+            i64::from(V4L2_MPEG_VIDEO_BITRATE_MODE_CQ),
+            "--rc cq",
+        )?;
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY,
+            i64::from(c.quality.unwrap_or(50)),
+            "--quality",
+        )?;
     } else {
         let mode = if rc == RcMode::Vbr {
             V4L2_MPEG_VIDEO_BITRATE_MODE_VBR

@@ -61,7 +61,7 @@ fn encode_and_verify(tag: &str, input: &str, extra: &[&str], hrd: bool) -> Strin
 fn every_rate_control_mode_verifies() {
     let clip = y4m("meadow", 176, 144, 45);
     let s = encode_and_verify("cqp", &clip, &["--qp", "30", "--gop", "15"], false);
-    assert!(s.contains("constant QP") && s.contains("45 frames"), "{s}");
+    assert!(s.contains("(no target)") && s.contains("45 frames"), "{s}");
     let s = encode_and_verify("cbr", &clip, &["--bitrate", "200k"], true);
     assert!(s.contains("target 200.0 kb/s"), "{s}");
     encode_and_verify(
@@ -82,6 +82,25 @@ fn every_rate_control_mode_verifies() {
         &["--client-rc", "--bitrate", "200k"],
         false,
     );
+    // Constant quality: a higher quality never gives fewer bits.
+    let bits: Vec<f64> = ["30", "60", "90"]
+        .iter()
+        .map(|q| {
+            let s = encode_and_verify(
+                &format!("cq{q}"),
+                &clip,
+                &["--rc", "cq", "--quality", q],
+                false,
+            );
+            let kbps = s
+                .split("bitrate")
+                .nth(1)
+                .and_then(|t| t.split_whitespace().next())
+                .and_then(|v| v.parse().ok());
+            kbps.unwrap_or_else(|| panic!("no bit rate in {s}"))
+        })
+        .collect();
+    assert!(bits.windows(2).all(|b| b[0] < b[1]), "{bits:?}");
 }
 
 #[test]
@@ -231,6 +250,14 @@ fn bad_inputs_get_clear_errors() {
     let raw = raw.display().to_string();
     let clip = y4m("flat", 176, 144, 2);
     refuses(&["encode", &raw, "-o", &o], "needs --size");
+    refuses(
+        &["encode", &clip, "-o", &o, "--rc", "cq", "--quality", "0"],
+        "--quality must be 1 (lowest) to 100",
+    );
+    refuses(
+        &["encode", &clip, "-o", &o, "--qp", "30", "--quality", "50"],
+        "--quality applies to --rc cq only",
+    );
     refuses(
         &["encode", &raw, "-o", &o, "--size", "176x144"],
         "100 bytes left over",

@@ -32,6 +32,7 @@ struct Settings {
     qp_min: u32,
     qp_max: u32,
     quantizer: u32,
+    quality: u32,
     keyframe_interval: u32,
     cabac: bool,
     cabac_init_idc: u32,
@@ -50,6 +51,7 @@ impl Default for Settings {
             qp_min: 10,
             qp_max: 51,
             quantizer: 26,
+            quality: 50,
             keyframe_interval: 0,
             cabac: false,
             cabac_init_idc: 0,
@@ -123,12 +125,19 @@ impl ObjectImpl for StatelessH264Enc {
                     d.bitrate,
                 ),
                 glib::ParamSpecEnum::builder_with_default("rate-control", d.rate_control)
-                    .blurb("Rate control: cqp (quantizer), cbr or vbr (peak 1.5 x bitrate)")
+                    .blurb("Rate control: cqp (quantizer), cbr, vbr (peak 1.5 x bitrate) or cq (quality)")
                     .mutable_ready()
                     .build(),
                 uint("qp-min", "Lowest QP rate control may use", 0, 51, d.qp_min),
                 uint("qp-max", "Highest QP rate control may use", 0, 51, d.qp_max),
                 uint("quantizer", "QP of every frame with rate-control=cqp", 0, 51, d.quantizer),
+                uint(
+                    "quality",
+                    "Constant quality with rate-control=cq, 1 (lowest) to 100",
+                    1,
+                    100,
+                    d.quality,
+                ),
                 uint(
                     "keyframe-interval",
                     "Frames between IDR pictures (0: only the first and forced ones)",
@@ -199,6 +208,7 @@ impl ObjectImpl for StatelessH264Enc {
             "qp-min" => s.qp_min = value.get().unwrap_or(s.qp_min),
             "qp-max" => s.qp_max = value.get().unwrap_or(s.qp_max),
             "quantizer" => s.quantizer = value.get().unwrap_or(s.quantizer),
+            "quality" => s.quality = value.get().unwrap_or(s.quality),
             "keyframe-interval" => s.keyframe_interval = value.get().unwrap_or(s.keyframe_interval),
             "cabac" => s.cabac = value.get().unwrap_or(s.cabac),
             "cabac-init-idc" => s.cabac_init_idc = value.get().unwrap_or(s.cabac_init_idc),
@@ -219,6 +229,7 @@ impl ObjectImpl for StatelessH264Enc {
             "qp-min" => s.qp_min.to_value(),
             "qp-max" => s.qp_max.to_value(),
             "quantizer" => s.quantizer.to_value(),
+            "quality" => s.quality.to_value(),
             "keyframe-interval" => s.keyframe_interval.to_value(),
             "cabac" => s.cabac.to_value(),
             "cabac-init-idc" => s.cabac_init_idc.to_value(),
@@ -317,7 +328,7 @@ impl StatelessH264Enc {
     fn apply_bitrate(&self, bitrate: u32, peak: u32) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(st) = state.as_mut() {
-            if st.rate_control == RateControl::Cqp {
+            if matches!(st.rate_control, RateControl::Cqp | RateControl::Cq) {
                 return;
             }
             match st.dev.0.set_bitrate(bitrate, peak) {
@@ -401,12 +412,14 @@ impl VideoEncoderImpl for StatelessH264Enc {
                 RateControl::Cqp => RcMode::Cqp,
                 RateControl::Cbr => RcMode::Cbr,
                 RateControl::Vbr => RcMode::Vbr,
+                RateControl::Cq => RcMode::Cq,
             }),
             bitrate: Some(u64::from(s.bitrate)),
             max_bitrate: Some(u64::from(peak(s.rate_control, s.bitrate))),
             cpb_size: Some(CpbSize::Millis(u64::from(s.cpb_size))),
             filler: s.filler && s.rate_control == RateControl::Cbr,
             qp: Some(s.quantizer as u8),
+            quality: (s.rate_control == RateControl::Cq).then_some(s.quality as u8),
             qp_min: s.qp_min as u8,
             qp_max: s.qp_max as u8,
             gop: s.keyframe_interval,

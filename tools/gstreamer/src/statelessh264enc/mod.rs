@@ -25,6 +25,9 @@ pub enum RateControl {
     /// Variable bit rate: average `bitrate`, peak 1.5 x.
     #[enum_value(name = "Variable bit rate", nick = "vbr")]
     Vbr = 2,
+    /// Constant quality (`quality`), which the device maps to a QP.
+    #[enum_value(name = "Constant quality", nick = "cq")]
+    Cq = 3,
 }
 
 /// Registers the element.
