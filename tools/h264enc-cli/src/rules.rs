@@ -54,9 +54,18 @@ fn summary(c: &Completed) -> String {
 impl Checker<'_> {
     /// Encodes the next frame with `params` and no QP of its own.
     fn frame(&mut self, params: &v4l2_ctrl_h264_encode_params) -> Result<Completed, String> {
+        self.frame_rc(params, &Default::default())
+    }
+
+    /// Encodes the next frame with `params` and `rc`.
+    fn frame_rc(
+        &mut self,
+        params: &v4l2_ctrl_h264_encode_params,
+        rc: &v4l2_ctrl_h264_encode_rc,
+    ) -> Result<Completed, String> {
         let i = self.next;
         self.next += 1;
-        self.d.encode(&frame(i), ts(i), params, &Default::default())
+        self.d.encode(&frame(i), ts(i), params, rc)
     }
 
     fn plain(&mut self) -> Result<Completed, String> {
@@ -185,9 +194,7 @@ impl Checker<'_> {
             "a reference the encoder does not hold fails the frame: ERROR buffers, ENOENT in the feedback",
             || summary(&c),
         ))?;
-        let qp = self.d.encode(
-            &frame(self.next),
-            ts(self.next),
+        let qp = self.frame_rc(
             &Default::default(),
             &v4l2_ctrl_h264_encode_rc {
                 flags: V4L2_H264_ENCODE_RC_FLAG_QP,
@@ -195,7 +202,6 @@ impl Checker<'_> {
                 ..Default::default()
             },
         )?;
-        self.next += 1;
         self.note(rule(
             qp.flags & V4L2_BUF_FLAG_ERROR != 0 && qp.feedback.error == 22,
             "a frame QP with frame-level rate control on fails the frame with EINVAL",
