@@ -57,6 +57,7 @@ high cif.y4m --profile high --bitrate 400k --cabac-init-idc 1
 slices cif.y4m --slices 3 --qp 28
 ltr-layers cif.y4m --ltr-period 4 --temporal-layers 2 --qp 30
 client-ltr cif.y4m --qp 30 --mark-long-term 3,7
+layer-split cif.y4m --bitrate 300k --temporal-layers 3 --layer-split 50,25,25
 client-rc cif.y4m --client-rc --bitrate 300k
 filler cif.y4m --bitrate 200k --filler
 hd-crop hd.y4m --profile high --qp 32

@@ -306,6 +306,13 @@ struct h264enc_config {
 	 * picture (``V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR`` = 1).
 	 */
 	__u8 omit_param_sets;
+	/**
+	 * @layer_bitrate: Bits/s of each temporal layer's own pictures, base
+	 * layer first (``V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L0_BR`` ..); all
+	 * zero for no split. With a split, layers below @temporal_layers have a
+	 * rate, the others none, and the rates add up to @bitrate (CBR, VBR).
+	 */
+	__u32 layer_bitrate[3];
 };
 
 /**

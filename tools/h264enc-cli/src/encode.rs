@@ -34,6 +34,7 @@ pub struct EncodeArgs {
     pub slices: u32,
     pub ltr_period: u32,
     pub temporal_layers: u8,
+    pub layer_split: Option<Vec<u32>>,
     pub client_rc: bool,
     /// Times a failed frame is queued again before the encode fails.
     pub retries: u32,
@@ -103,6 +104,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         ltr_period: a.ltr_period,
         long_term: a.ltr_period > 0 || !a.mark_long_term.is_empty(),
         temporal_layers: a.temporal_layers,
+        layer_split: a.layer_split.clone(),
         client_rc: a.client_rc,
         virtual_h1,
     };
@@ -113,6 +115,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         cpb_bits,
         mb_w,
         mb_h,
+        layer_rates,
     } = configure(d, &cfg)?;
 
     if !a.bitrate_at.is_empty() && (matches!(rc, RcMode::Cqp | RcMode::Cq) || a.client_rc) {
@@ -136,6 +139,8 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                     qp_max: a.qp_max,
                     max_qp_step: 4,
                     pixels: f.width * f.height,
+                    temporal_layers: 1,
+                    layer_share_q16: [0; 3],
                 },
                 192,
             )
@@ -164,6 +169,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
             bitrate
         },
     );
+    summary.layer_rates = layer_rates;
     let mut frame = Vec::new();
     let start = std::time::Instant::now();
     let result = (|| -> Result<(), String> {
@@ -364,6 +370,7 @@ mod tests {
             slices: 1,
             ltr_period: 0,
             temporal_layers: 1,
+            layer_split: None,
             client_rc: false,
             retries: 0,
             force_idr: Vec::new(),

@@ -90,13 +90,25 @@ fn parse_sei(payload: &[u8], initial_len: u32, removal_len: u32) -> (Option<u32>
 
 /// Checks `stream` against the HRD it signals. Err when it signals none.
 pub fn check(stream: &[u8]) -> Result<HrdReport, String> {
+    check_share(stream, 1.0)
+}
+
+/// Checks `stream`, a prefix of temporal layers, against `share` of the HRD
+/// it signals: that share of the bit rate and the CPB, variable rate (its
+/// bits do not arrive at a constant rate), the removal times as signalled.
+pub fn check_share(stream: &[u8], share: f64) -> Result<HrdReport, String> {
     let nals = nal_units(stream);
     let sps = nals
         .iter()
         .find(|n| n.nal_type == 7)
         .ok_or("no SPS in the stream")?;
-    let sig = parse_hrd(&rbsp(&sps.data[1..]))?
+    let mut sig = parse_hrd(&rbsp(&sps.data[1..]))?
         .ok_or("the SPS signals no NAL HRD (timing and nal_hrd_parameters)")?;
+    if share < 1.0 {
+        sig.bit_rate *= share;
+        sig.cpb_size *= share;
+        sig.cbr = false;
+    }
     let aus = access_units(stream, &nals);
     let mut rep = HrdReport {
         access_units: aus.len(),

@@ -4,6 +4,7 @@
 mod encode;
 mod hrd;
 mod input;
+mod layers;
 mod report;
 mod stream;
 mod verify;
@@ -37,6 +38,14 @@ enum Cmd {
         /// Check the stream against the Annex C HRD it signals.
         #[arg(long)]
         hrd: bool,
+        /// The stream has 2 or 3 temporal layers: also check that each prefix
+        /// of layers decodes on its own (and equals its frames of --recon).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        temporal_layers: u8,
+        /// With --hrd: each prefix meets an HRD of its share of the signalled
+        /// rate and CPB (percent per layer, base first; as encode's --layer-split).
+        #[arg(long, value_name = "P0,P1[,P2]", value_delimiter = ',')]
+        layer_split: Option<Vec<u32>>,
     },
     /// List the stateless H.264 encoders: the virtual one and /dev/video* nodes with the uAPI.
     Devices,
@@ -121,6 +130,10 @@ struct EncodeCli {
     /// Temporal layers (1, 2 or 3; the top layer is not used for reference).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
     temporal_layers: u8,
+    /// Percent of --bitrate for each temporal layer's own pictures, base first
+    /// (default 60,40 with 2 layers, 40,20,40 with 3); cbr and vbr.
+    #[arg(long, value_name = "P0,P1[,P2]", value_delimiter = ',')]
+    layer_split: Option<Vec<u32>>,
     /// The CLI runs rate control and passes each frame's QP (client-driven mode).
     #[arg(long)]
     client_rc: bool,
@@ -204,6 +217,7 @@ fn main() {
                 slices: e.slices,
                 ltr_period: e.ltr_period,
                 temporal_layers: e.temporal_layers,
+                layer_split: e.layer_split,
                 client_rc: e.client_rc,
                 retries: e.retries,
                 force_idr: e.force_idr,
@@ -224,7 +238,22 @@ fn main() {
                 }
             })
         }
-        Cmd::Verify { stream, recon, hrd } => verify::run(&stream, recon.as_deref(), hrd),
+        Cmd::Verify {
+            stream,
+            recon,
+            hrd,
+            temporal_layers,
+            layer_split,
+        } => verify::run(&stream, recon.as_deref(), hrd).and_then(|mut r| {
+            r += &verify::prefixes(
+                &stream,
+                recon.as_deref(),
+                hrd,
+                temporal_layers,
+                layer_split.as_deref(),
+            )?;
+            Ok(r)
+        }),
         Cmd::Devices => Ok(v4l2::list()),
         Cmd::CheckDevice { device } => {
             if device == "virtual" {

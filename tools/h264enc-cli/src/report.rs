@@ -42,6 +42,8 @@ pub struct Summary {
     pub encode_seconds: f64,
     /// Frames the device failed and that were queued again (--retries).
     pub retried: u32,
+    /// Each temporal layer's own target bit rate, base first (empty without a split).
+    pub layer_rates: Vec<u64>,
 }
 
 impl Summary {
@@ -56,6 +58,7 @@ impl Summary {
             seconds: 0.0,
             encode_seconds: 0.0,
             retried: 0,
+            layer_rates: Vec::new(),
         }
     }
 
@@ -74,6 +77,29 @@ impl Summary {
             return 0.0;
         }
         f.iter().map(|s| f64::from(s.bits)).sum::<f64>() * self.fps() / f.len() as f64
+    }
+
+    /// Bit rate of each prefix of temporal layers (layers 0..=k) over frames
+    /// `from..`, bits/s: what a receiver of only those layers gets. Each
+    /// layer's average picture times its pictures per second, so that a
+    /// window cutting the layer pattern short does not skew it.
+    pub fn prefix_rates(&self, from: usize) -> Vec<f64> {
+        let n = self.layer_rates.len();
+        let f = &self.frames[from.min(self.frames.len())..];
+        let per_second: &[f64] = match n {
+            2 => &[0.5, 0.5],
+            3 => &[0.25, 0.25, 0.5],
+            _ => &[1.0],
+        };
+        let layer_rate = |k: usize| {
+            let bits: Vec<f64> = f
+                .iter()
+                .filter(|s| usize::from(s.temporal_id) == k)
+                .map(|s| f64::from(s.bits))
+                .collect();
+            bits.iter().sum::<f64>() / bits.len().max(1) as f64 * per_second[k] * self.fps()
+        };
+        (0..n).map(|k| (0..=k).map(layer_rate).sum()).collect()
     }
 
     /// The text printed at the end of `encode`.
@@ -121,6 +147,19 @@ impl Summary {
             );
         } else {
             let _ = writeln!(s, "  bitrate  {:.1} kb/s (no target)", rate / 1000.0);
+        }
+        let skip = (self.fps().round() as usize).min(n.saturating_sub(1));
+        let mut target = 0u64;
+        for (k, got) in self.prefix_rates(skip).into_iter().enumerate() {
+            target += self.layer_rates[k];
+            let _ = writeln!(
+                s,
+                "  layers   0..{k}: {:.1} kb/s after the first second, target {:.1} kb/s ({:.0} % of the stream's), error {:+.2} %",
+                got / 1000.0,
+                target as f64 / 1000.0,
+                target as f64 * 100.0 / self.bitrate.max(1) as f64,
+                (got - target as f64) / target.max(1) as f64 * 100.0
+            );
         }
         let _ = writeln!(
             s,

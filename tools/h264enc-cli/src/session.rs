@@ -56,6 +56,9 @@ pub struct StreamConfig {
     /// The encoder holds a long-term reference (LTR_COUNT 1).
     pub long_term: bool,
     pub temporal_layers: u8,
+    /// Percent of the bit rate each temporal layer's own pictures take, base
+    /// first; None for [`DEFAULT_LAYER_SPLIT`].
+    pub layer_split: Option<Vec<u32>>,
     /// The client gives every frame's QP (frame rate control off in the device).
     pub client_rc: bool,
     /// The device is the software H1 (which codes CAVLC only so far).
@@ -91,14 +94,55 @@ impl StreamConfig {
             ltr_period: 0,
             long_term: false,
             temporal_layers: 1,
+            layer_split: None,
             client_rc: false,
             virtual_h1: false,
         }
     }
 }
 
+/// The bit rate split of 2 and 3 temporal layers when none is given, percent
+/// per layer, base first: WebRTC's allocation (60/40; 40/20/40), which gives
+/// each prefix of layers about the quality of the full stream at its frame rate.
+pub const DEFAULT_LAYER_SPLIT: [&[u32]; 2] = [&[60, 40], &[40, 20, 40]];
+
+/// Each temporal layer's own bit rate: `bitrate` split as `c` asks (or the
+/// default), the top layer taking what rounding leaves; empty without layers
+/// or without a bit rate to split.
+pub fn layer_rates(c: &StreamConfig, rc: RcMode, bitrate: u64) -> Result<Vec<u64>, String> {
+    let n = usize::from(c.temporal_layers);
+    let rate_controlled = !c.client_rc && matches!(rc, RcMode::Cbr | RcMode::Vbr);
+    if c.layer_split.is_some() && (n < 2 || !rate_controlled) {
+        return Err(
+            "--layer-split needs --temporal-layers 2 or 3 and in-kernel rate control (--rc cbr or vbr)"
+                .into(),
+        );
+    }
+    if n < 2 || !rate_controlled {
+        return Ok(Vec::new());
+    }
+    let split: Vec<u32> = match &c.layer_split {
+        Some(s) => s.clone(),
+        None => DEFAULT_LAYER_SPLIT[n - 2].to_vec(),
+    };
+    if split.len() != n || split.contains(&0) || split.iter().sum::<u32>() != 100 {
+        return Err(format!(
+            "--layer-split needs {n} percentages above 0 that add up to 100, one per layer (base first)"
+        ));
+    }
+    let mut rates: Vec<u64> = split
+        .iter()
+        .map(|&p| bitrate * u64::from(p) / 100)
+        .collect();
+    let given: u64 = rates.iter().sum();
+    if let Some(top) = rates.last_mut() {
+        *top += bitrate - given;
+    }
+    Ok(rates)
+}
+
 /// What [`configure`] settled on.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Configured {
     pub rc: RcMode,
     pub bitrate: u64,
@@ -106,6 +150,8 @@ pub struct Configured {
     pub cpb_bits: u64,
     pub mb_w: u32,
     pub mb_h: u32,
+    /// Each temporal layer's own bit rate, base first (empty without a split).
+    pub layer_rates: Vec<u64>,
 }
 
 fn dev_err(what: &str, e: String) -> String {
@@ -183,6 +229,7 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
         bitrate
     });
     let cpb_bits = c.cpb_size.map(|c| c.bits(peak)).unwrap_or(peak);
+    let layer_rates = layer_rates(c, rc, bitrate)?;
     let (profile, profile_idc) = match c.profile {
         Profile::Baseline => (V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE, 66),
         Profile::Main => (V4L2_MPEG_VIDEO_H264_PROFILE_MAIN, 77),
@@ -344,6 +391,14 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
             i64::from(c.filler),
             "--filler",
         )?;
+        const LAYER_BR: [u32; 3] = [
+            V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L0_BR,
+            V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L1_BR,
+            V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L2_BR,
+        ];
+        for (&id, &r) in LAYER_BR.iter().zip(&layer_rates) {
+            set(d, id, r as i64, "--layer-split")?;
+        }
     }
     d.start().map_err(|e| dev_err("the configuration", e))?;
     Ok(Configured {
@@ -353,6 +408,7 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
         cpb_bits,
         mb_w,
         mb_h,
+        layer_rates,
     })
 }
 

@@ -60,3 +60,72 @@ pub fn run(path: &str, recon: Option<&str>, hrd: bool) -> Result<String, String>
     }
     Ok(report)
 }
+
+/// With temporal layers: each proper prefix of layers decodes on its own,
+/// its pictures equal their frames of `recon`, and with `hrd` and a split
+/// it meets its share of the HRD.
+pub fn prefixes(
+    path: &str,
+    recon: Option<&str>,
+    hrd: bool,
+    layers: u8,
+    split: Option<&[u32]>,
+) -> Result<String, String> {
+    if split.is_some_and(|s| s.len() != usize::from(layers) || s.iter().sum::<u32>() != 100) {
+        return Err(format!(
+            "--layer-split needs {layers} percentages that add up to 100"
+        ));
+    }
+    if layers < 2 {
+        return Ok(String::new());
+    }
+    let stream = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let rec = match recon {
+        Some(r) => Some(std::fs::read(r).map_err(|e| format!("cannot read {r}: {e}"))?),
+        None => None,
+    };
+    let layer_of = crate::layers::layer_of_access_units(&stream, layers);
+    let mut report = String::new();
+    for k in 0..layers - 1 {
+        let (sub, kept) = crate::layers::prefix(&stream, &layer_of, k);
+        let decoded = h264_oracle::ffmpeg_decode(&sub)
+            .map_err(|e| format!("verify: {path}: layers 0..{k} alone: {e}"))?;
+        report += &format!(
+            "verify: layers 0..{k} alone ({} of {} access units) decode cleanly",
+            kept.len(),
+            layer_of.len()
+        );
+        if let Some(rec) = &rec {
+            let frame = rec.len() / layer_of.len().max(1);
+            let want: Vec<u8> = kept
+                .iter()
+                .flat_map(|&i| rec[i * frame..(i + 1) * frame].iter().copied())
+                .collect();
+            if want != decoded {
+                return Err(format!(
+                    "verify: {path}: layers 0..{k} alone decode to other pictures than their frames of the reconstruction"
+                ));
+            }
+            report += " and equal their frames of the reconstruction";
+        }
+        report += "\n";
+        if let (true, Some(split)) = (hrd, split) {
+            let share = f64::from(split[..=usize::from(k)].iter().sum::<u32>()) / 100.0;
+            let h = crate::hrd::check_share(&sub, share)
+                .map_err(|e| format!("verify: {path}: layers 0..{k}: HRD: {e}"))?;
+            let (rate, size, _) = h.signalled.unwrap_or_default();
+            if !h.underflows.is_empty() || !h.overflows.is_empty() {
+                return Err(format!(
+                    "verify: {path}: layers 0..{k} break their HRD (VBR {rate:.0} b/s, CPB {size:.0} bits): underflow at their access units {:?}, overflow at {:?}",
+                    &h.underflows[..h.underflows.len().min(10)],
+                    &h.overflows[..h.overflows.len().min(10)]
+                ));
+            }
+            report += &format!(
+                "verify: layers 0..{k} meet their HRD: VBR {rate:.0} b/s, CPB {size:.0} bits ({:.0} % of the stream's)\n",
+                share * 100.0
+            );
+        }
+    }
+    Ok(report)
+}

@@ -416,3 +416,174 @@ fn hrd_check_reads_another_encoders_hrd() {
     );
     assert!(String::from_utf8_lossy(&v.stdout).contains("HRD conforms: 60 access units, CBR"));
 }
+
+/// Bit rate of each temporal layer's own pictures after the first second
+/// (stats of a 30 fps stream): each layer's average picture times its
+/// pictures per second in the L1T2 / L1T3 pattern.
+fn layer_rates_from_stats(stats: &str, layers: usize) -> Vec<f64> {
+    let per_second: &[f64] = if layers == 2 {
+        &[15.0, 15.0]
+    } else {
+        &[7.5, 7.5, 15.0]
+    };
+    let frames: Vec<(usize, f64)> = stats
+        .lines()
+        .skip(30)
+        .map(|l| {
+            let field = |k: &str| {
+                let at = l.find(&format!("\"{k}\":")).unwrap() + k.len() + 3;
+                l[at..]
+                    .split([',', '}'])
+                    .next()
+                    .unwrap()
+                    .parse::<f64>()
+                    .unwrap()
+            };
+            (field("temporal_layer") as usize, field("bits"))
+        })
+        .collect();
+    (0..layers)
+        .map(|k| {
+            let b: Vec<f64> = frames.iter().filter(|f| f.0 == k).map(|f| f.1).collect();
+            b.iter().sum::<f64>() / b.len() as f64 * per_second[k]
+        })
+        .collect()
+}
+
+#[test]
+fn temporal_layers_carry_their_share_and_decode_alone() {
+    let raw = h264_oracle::clip_with("carphone", 176, 144, 60, false).unwrap();
+    let raw = raw.display().to_string();
+    for (tag, layers, split, rc) in [
+        ("l1t3-default", "3", None, "cbr"),
+        ("l1t2-70-30", "2", Some("70,30"), "cbr"),
+        ("l1t3-vbr", "3", Some("50,25,25"), "vbr"),
+    ] {
+        let out = tmp(&format!("{tag}.h264"));
+        let rec = tmp(&format!("{tag}.yuv"));
+        let stats = tmp(&format!("{tag}.jsonl"));
+        let (o, r, st) = (
+            out.display().to_string(),
+            rec.display().to_string(),
+            stats.display().to_string(),
+        );
+        let mut args = vec![
+            "encode",
+            &raw,
+            "--size",
+            "176x144",
+            "--fps",
+            "30",
+            "-o",
+            &o,
+            "--recon",
+            &r,
+            "--stats",
+            &st,
+            "--rc",
+            rc,
+            "--bitrate",
+            "200k",
+            "--temporal-layers",
+            layers,
+        ];
+        if let Some(s) = split {
+            args.extend(["--layer-split", s]);
+        }
+        let e = run(&args);
+        assert!(
+            e.status.success(),
+            "{tag}: {}",
+            String::from_utf8_lossy(&e.stderr)
+        );
+        let summary = String::from_utf8_lossy(&e.stdout);
+        assert!(summary.contains("layers   0..0:"), "{tag}: {summary}");
+        // The documented defaults: 60,40 and 40,20,40.
+        let split = split.unwrap_or(if layers == "2" { "60,40" } else { "40,20,40" });
+        let pct: Vec<f64> = split.split(',').map(|p| p.parse().unwrap()).collect();
+        let n = pct.len();
+        let got = layer_rates_from_stats(&std::fs::read_to_string(&stats).unwrap(), n);
+        let (mut want, mut have) = (0.0, 0.0);
+        for k in 0..n - 1 {
+            want += pct[k] * 2000.0;
+            have += got[k];
+            let err = (have - want) / want * 100.0;
+            assert!(
+                err.abs() <= 4.0,
+                "{tag}: layers 0..{k}: {have:.0} b/s for {want:.0} ({err:+.2} %)"
+            );
+        }
+        // Each prefix decodes alone to its frames of the reconstruction
+        // and meets its share of the HRD.
+        let v = run(&[
+            "verify",
+            &o,
+            "--recon",
+            &r,
+            "--hrd",
+            "--temporal-layers",
+            layers,
+            "--layer-split",
+            split,
+        ]);
+        let text = String::from_utf8_lossy(&v.stdout);
+        assert!(
+            v.status.success(),
+            "{tag}: {text}{}",
+            String::from_utf8_lossy(&v.stderr)
+        );
+        for k in 0..n - 1 {
+            assert!(
+                text.contains(&format!("layers 0..{k} meet their HRD")),
+                "{text}"
+            );
+            assert!(text.contains(&format!("layers 0..{k} alone")), "{text}");
+        }
+    }
+    // A split must name every layer and add up to 100, and needs layers and a rate.
+    let clip = y4m("testsrc2", 176, 144, 4);
+    let o = tmp("bad-split.h264").display().to_string();
+    for (extra, msg) in [
+        (
+            &[
+                "--temporal-layers",
+                "3",
+                "--bitrate",
+                "100k",
+                "--layer-split",
+                "50,50",
+            ][..],
+            "--layer-split needs 3",
+        ),
+        (
+            &[
+                "--temporal-layers",
+                "2",
+                "--bitrate",
+                "100k",
+                "--layer-split",
+                "50,40",
+            ][..],
+            "add up to 100",
+        ),
+        (
+            &["--bitrate", "100k", "--layer-split", "60,40"][..],
+            "--temporal-layers 2 or 3",
+        ),
+        (
+            &[
+                "--temporal-layers",
+                "2",
+                "--qp",
+                "30",
+                "--layer-split",
+                "60,40",
+            ][..],
+            "in-kernel rate control",
+        ),
+    ] {
+        let mut a = vec!["encode", &clip, "-o", &o];
+        a.extend_from_slice(extra);
+        refuses(&a, msg);
+    }
+}

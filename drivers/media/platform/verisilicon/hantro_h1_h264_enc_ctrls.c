@@ -26,6 +26,12 @@ static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
 
 #define HANTRO_H264_ENC_LAYERS V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER
 
+static const u32 hantro_h264_enc_layer_br[] = {
+	V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L0_BR,
+	V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L1_BR,
+	V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L2_BR,
+};
+
 /* profile_idc of the V4L2_CID_MPEG_VIDEO_H264_PROFILE menu entries offered. */
 static u8 hantro_h264_enc_profile_idc(s32 profile)
 {
@@ -183,6 +189,7 @@ static void hantro_h264_enc_colour(const struct v4l2_pix_format_mplane *fmt,
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg)
 {
 	s32 mode, slice_mode, max_mb, cpb_kb, qp, val;
+	unsigned int i;
 
 	switch (ctx->src_fmt.pixelformat) {
 	case V4L2_PIX_FMT_NV12:
@@ -286,6 +293,15 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	cfg->max_bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
 	cpb_kb = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_CPB_SIZE, 0);
 	cfg->cpb_size = cpb_kb > 0 ? (u32)cpb_kb * 8000 : 0;
+	/*
+	 * Each temporal layer's own rate, when the client splits the bit
+	 * rate between them; the core refuses a split that does not add up
+	 * to the bit rate or names a layer the pattern does not have.
+	 */
+	for (i = 0; i < ARRAY_SIZE(hantro_h264_enc_layer_br); i++)
+		if (i < cfg->temporal_layers && cfg->temporal_layers > 1)
+			cfg->layer_bitrate[i] =
+				hantro_h264_enc_ctrl(ctx, hantro_h264_enc_layer_br[i], 0);
 	return 0;
 }
 
@@ -325,6 +341,9 @@ static const u32 hantro_h264_enc_stream_ctrls[] = {
 	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING,
 	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_TYPE,
 	V4L2_CID_MPEG_VIDEO_H264_HIERARCHICAL_CODING_LAYER,
+	V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L0_BR,
+	V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L1_BR,
+	V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L2_BR,
 };
 
 /**

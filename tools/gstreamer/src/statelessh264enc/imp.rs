@@ -435,6 +435,7 @@ impl VideoEncoderImpl for StatelessH264Enc {
             ltr_period: s.ltr_period,
             long_term: s.ltr_period > 0,
             temporal_layers: s.temporal_layers as u8,
+            layer_split: None,
             client_rc: false,
             virtual_h1: s.device == "virtual",
         };

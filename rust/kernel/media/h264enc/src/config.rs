@@ -100,6 +100,11 @@ pub struct Config {
     /// before one whose SPS changed; 0 before every IDR picture
     /// (`V4L2_CID_MPEG_VIDEO_PREPEND_SPSPPS_TO_IDR` = 1).
     pub omit_param_sets: u8,
+    /// Bits/s of each temporal layer's own pictures, base layer first
+    /// (`V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L0_BR` ..); all zero for no
+    /// split. With a split, layers below `temporal_layers` have a rate, the
+    /// others none, and the rates add up to `bitrate` (CBR, VBR).
+    pub layer_bitrate: [u32; 3],
 }
 
 /// Largest picture side the core accepts, in samples.
@@ -170,7 +175,49 @@ impl Config {
         if self.filler != 0 && self.rc_mode != 1 {
             return Err(Error::InvalidParam);
         }
+        if self.layer_bitrate != [0; 3] {
+            let n = usize::from(self.temporal_layers);
+            let sum = self
+                .layer_bitrate
+                .iter()
+                .fold(0u64, |a, &v| a.saturating_add(u64::from(v)));
+            let ok = n > 1
+                && matches!(self.rc_mode, 1 | 2)
+                && sum == u64::from(self.bitrate)
+                && self
+                    .layer_bitrate
+                    .iter()
+                    .zip(0usize..3)
+                    .all(|(&v, k)| (k < n) == (v != 0));
+            if !ok {
+                return Err(Error::InvalidParam);
+            }
+        }
         Ok(())
+    }
+
+    /// Each temporal layer's share of the bit rate in 1/65536, adding up
+    /// to exactly 65536 (all zero without a split); call after `validate`.
+    pub fn layer_shares_q16(&self) -> [u32; 3] {
+        let mut shares = [0u32; 3];
+        if self.layer_bitrate == [0; 3] || self.bitrate == 0 {
+            return shares;
+        }
+        let mut given = 0u32;
+        let mut last = 0;
+        for ((s, &r), k) in shares.iter_mut().zip(&self.layer_bitrate).zip(0usize..3) {
+            // r <= bitrate (validated), so the share is at most 65536.
+            *s = ((u64::from(r) << 16) / u64::from(self.bitrate)) as u32;
+            given = given.saturating_add(*s);
+            if r != 0 {
+                last = k;
+            }
+        }
+        // Rounding down leaves a remainder; the top layer takes it.
+        if let Some(s) = shares.get_mut(last) {
+            *s = s.saturating_add(65536u32.saturating_sub(given));
+        }
+        shares
     }
 }
 

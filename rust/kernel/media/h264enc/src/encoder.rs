@@ -176,6 +176,7 @@ impl Encoder {
             pic_order_cnt_type: cfg.poc_type,
             log2_max_poc_lsb_minus4: 12,
             max_num_ref_frames: num_ref_frames as u8,
+            gaps_in_frame_num_allowed: cfg.temporal_layers > 2,
             width_mbs: wm as u16,
             height_mbs: hm as u16,
             crop: Crop {
@@ -218,6 +219,8 @@ impl Encoder {
                     qp_max: cfg.qp_max,
                     max_qp_step: cfg.max_qp_step,
                     pixels: u32::from(cfg.width) * u32::from(cfg.height),
+                    temporal_layers: cfg.temporal_layers,
+                    layer_share_q16: cfg.layer_shares_q16(),
                 },
                 192,
             )?),

@@ -44,6 +44,10 @@ pub struct SeqParams {
     pub log2_max_poc_lsb_minus4: u8,
     /// max_num_ref_frames.
     pub max_num_ref_frames: u8,
+    /// gaps_in_frame_num_value_allowed_flag: set with temporal layers, so
+    /// that a decoder given only the lower layers, which skips reference
+    /// pictures of the layers above, still decodes (8.2.5.2).
+    pub gaps_in_frame_num_allowed: bool,
     /// pic_width_in_mbs_minus1 + 1.
     pub width_mbs: u16,
     /// pic_height_in_map_units_minus1 + 1 (frame_mbs_only).
@@ -169,7 +173,7 @@ impl SeqParams {
             bw.put_ue(u32::from(self.log2_max_poc_lsb_minus4))?;
         }
         bw.put_ue(u32::from(self.max_num_ref_frames))?;
-        bw.put_flag(false)?; // gaps_in_frame_num_value_allowed_flag
+        bw.put_flag(self.gaps_in_frame_num_allowed)?;
         bw.put_ue(u32::from(self.width_mbs) - 1)?;
         bw.put_ue(u32::from(self.height_mbs) - 1)?;
         bw.put_flag(true)?; // frame_mbs_only_flag

@@ -17,6 +17,7 @@ fn sps(profile_idc: u8) -> SeqParams {
         pic_order_cnt_type: 0,
         log2_max_poc_lsb_minus4: 6,
         max_num_ref_frames: 3,
+        gaps_in_frame_num_allowed: false,
         width_mbs: 80,
         height_mbs: 45,
         crop: Crop {

@@ -19,6 +19,8 @@ fn cfg(bitrate: u32, cbr: bool, filler: bool) -> FrameRcConfig {
         qp_max: 51,
         max_qp_step: 4,
         pixels: 352 * 288,
+        temporal_layers: 1,
+        layer_share_q16: [0; 3],
     }
 }
 

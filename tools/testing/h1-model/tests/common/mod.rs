@@ -117,6 +117,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         pic_order_cnt_type: 2,
         log2_max_poc_lsb_minus4: 0,
         max_num_ref_frames: 1,
+        gaps_in_frame_num_allowed: false,
         width_mbs: mw as u16,
         height_mbs: mh as u16,
         crop: Crop {

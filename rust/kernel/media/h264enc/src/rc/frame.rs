@@ -38,11 +38,37 @@ pub struct FrameRcConfig {
     pub max_qp_step: u8,
     /// Luma samples per picture, for the first estimate.
     pub pixels: u32,
+    /// Temporal layers of the picture pattern (gop::GopConfig), 1 to 3.
+    pub temporal_layers: u8,
+    /// Share of `bitrate` each temporal layer's own pictures take, in 1/65536;
+    /// all zero for no split (every P picture then aims at the same size).
+    pub layer_share_q16: [u32; 3],
 }
 
-/// Index of the rate model of intra and P pictures.
+/// Index of the rate model of intra pictures; P pictures of temporal layer
+/// `t` use model `P + t`: a layer predicts from further back than the one
+/// above it, so its pictures cost more at one QP.
 const I: usize = 0;
 const P: usize = 1;
+const MODELS: usize = 4;
+
+/// Pictures of each temporal layer in one period of the L1T2 and L1T3
+/// patterns (gop.rs), and the period.
+fn layer_pattern(layers: u8) -> ([u64; 3], u64) {
+    match layers {
+        2 => ([1, 1, 0], 2),
+        3 => ([1, 1, 2], 4),
+        _ => ([1, 0, 0], 1),
+    }
+}
+
+/// The share of layers 0..=k together, in 1/65536.
+fn prefix_share(shares: &[u32; 3], k: usize) -> u64 {
+    shares
+        .iter()
+        .take(k.saturating_add(1))
+        .fold(0u64, |a, &v| a.saturating_add(u64::from(v)))
+}
 
 /// Frame-level CBR/VBR controller.
 #[derive(Clone, Copy, Debug)]
@@ -50,16 +76,26 @@ pub struct FrameRc {
     cfg: FrameRcConfig,
     /// The CPB as the HRD sees it (BitRate = max_bitrate).
     pub cpb: Cpb,
-    /// log2C per picture type, Q8.
-    log2c: [i32; 2],
-    known: [bool; 2],
-    last_qp: [u8; 2],
+    /// log2C per model (intra, then P per temporal layer), Q8.
+    log2c: [i32; MODELS],
+    known: [bool; MODELS],
+    last_qp: [u8; MODELS],
     /// Planned picture, for learning when it completes.
     planned: QpPlan,
     planned_log2_bits: i32,
+    planned_layer: usize,
+    /// Average QP of the last picture, of any kind.
+    last_any_qp: u8,
     /// Bits given to and spent by all pictures so far (VBR long-term balance).
     budget: u64,
     spent: u64,
+    /// The same per temporal layer, when the rate is split between layers.
+    layer_budget: [u64; 3],
+    layer_spent: [u64; 3],
+    /// With a split, the CPB of each proper prefix of layers (layers 0..=k),
+    /// as a receiver of only those layers would run it: their share of the
+    /// rate, and of the buffer the initial delay fills.
+    prefix_cpb: [Cpb; 2],
 }
 
 impl FrameRc {
@@ -71,8 +107,25 @@ impl FrameRc {
             || cfg.fps_den == 0
             || cfg.qp_min > cfg.qp_max
             || cfg.qp_max > QP_MAX
+            || !(1..=3).contains(&cfg.temporal_layers)
         {
             return Err(Error::InvalidParam);
+        }
+        if cfg.layer_share_q16 != [0; 3] {
+            // Every layer of the pattern has a share, none above it, and
+            // the shares add up to the whole rate.
+            let n = usize::from(cfg.temporal_layers);
+            let sum = prefix_share(&cfg.layer_share_q16, 2);
+            let ok = cfg.temporal_layers > 1
+                && sum.abs_diff(1 << 16) <= 3
+                && cfg
+                    .layer_share_q16
+                    .iter()
+                    .zip(0usize..3)
+                    .all(|(&v, k)| (k < n) == (v != 0));
+            if !ok {
+                return Err(Error::InvalidParam);
+            }
         }
         let per_frame = mul_div(
             u64::from(cfg.max_bitrate),
@@ -103,14 +156,62 @@ impl FrameRc {
         Ok(FrameRc {
             cfg,
             cpb,
-            log2c: [log2c_i, log2c_p],
-            known: [false, false],
-            last_qp: [0, 0],
+            log2c: [log2c_i, log2c_p, log2c_p, log2c_p],
+            known: [false; MODELS],
+            last_qp: [0; MODELS],
             planned: QpPlan::default(),
             planned_log2_bits: 0,
+            planned_layer: 0,
+            last_any_qp: 0,
             budget: 0,
             spent: 0,
+            layer_budget: [0; 3],
+            layer_spent: [0; 3],
+            prefix_cpb: [0, 1].map(|k| {
+                let share = prefix_share(&cfg.layer_share_q16, k);
+                // A receiver starts after the stream's initial delay and
+                // holds what arrives in it: (size x fill) x share.
+                let size = mul_div(initial, share, 1 << 16);
+                let rate = mul_div(u64::from(cfg.max_bitrate), share, 1 << 16);
+                Cpb::new(size, rate, cfg.fps_num, cfg.fps_den, false, size)
+            }),
         })
+    }
+
+    /// Bits a picture of temporal layer `layer` may take so that every
+    /// proper prefix of layers holding it keeps its own HRD.
+    fn prefix_room(&self, layer: usize) -> u64 {
+        let top = usize::from(self.cfg.temporal_layers).saturating_sub(1);
+        self.prefix_cpb
+            .iter()
+            .zip(0usize..3)
+            .filter(|&(_, k)| self.split() && k >= layer && k < top)
+            .map(|(c, _)| c.fullness_bits().saturating_mul(7) / 8)
+            .min()
+            .unwrap_or(u64::MAX)
+    }
+
+    /// The rate is split between temporal layers.
+    fn split(&self) -> bool {
+        self.cfg.layer_share_q16 != [0; 3]
+    }
+
+    /// Average bits per picture of temporal layer `t`: its share of the
+    /// rate over its share of the pictures. Without a split, every layer's
+    /// is the stream's.
+    fn layer_bits_per_frame(&self, t: usize) -> u64 {
+        let b = self.bits_per_frame();
+        let (count, period) = layer_pattern(self.cfg.temporal_layers);
+        match (self.cfg.layer_share_q16.get(t), count.get(t)) {
+            (Some(&share), Some(&c)) if self.split() && c != 0 => {
+                // b * share * period / count: at most 2^32 * 2^16 * 4.
+                div_u64(
+                    b.saturating_mul(u64::from(share)).saturating_mul(period),
+                    c << 16,
+                )
+            }
+            _ => b,
+        }
     }
 
     /// Average bits per picture at the target bit rate.
@@ -142,8 +243,10 @@ impl FrameRc {
 
 impl RateController for FrameRc {
     fn plan(&mut self, f: &FrameInfo) -> QpPlan {
-        let t = if f.intra { I } else { P };
-        let b = self.bits_per_frame();
+        let layer = usize::from(f.temporal_id).min(2);
+        let t = if f.intra { I } else { P.saturating_add(layer) };
+        let total_b = self.bits_per_frame();
+        let b = self.layer_bits_per_frame(layer);
         let fullness = self.cpb.fullness_bits();
         let size = self.cpb.size;
         let target = if f.intra {
@@ -166,8 +269,35 @@ impl RateController for FrameRc {
             let error = i64::try_from(fullness)
                 .unwrap_or(i64::MAX)
                 .saturating_sub(i64::try_from(set_point).unwrap_or(i64::MAX));
+            // The buffer's correction is spread over the layers as their
+            // pictures' sizes are.
+            let error = if self.split() {
+                error.saturating_mul(b.min(1 << 40) as i64) / (total_b.max(1) as i64)
+            } else {
+                error
+            };
+            // With a split, each layer repays its own long-term balance
+            // over four of its pictures (CBR; VBR, as its whole-stream balance,
+            // over sixteen), so each keeps its share.
+            let layer_balance = match (self.layer_budget.get(layer), self.layer_spent.get(layer)) {
+                (Some(&g), Some(&s)) if self.split() => {
+                    (g.min(i64::MAX as u64) as i64).saturating_sub(s.min(i64::MAX as u64) as i64)
+                        / if self.cfg.cbr { 4 } else { 16 }
+                }
+                _ => 0,
+            };
+            // One picture repays at most half its budget, so that a layer
+            // in debt after a costly picture is not starved.
+            let half = (b / 2).min(i64::MAX as u64) as i64;
+            let layer_balance = layer_balance.clamp(-half, half);
             let t = if self.cfg.cbr {
-                (b as i64).saturating_add(error / 4)
+                (b as i64)
+                    .saturating_add(error / 4)
+                    .saturating_add(layer_balance)
+            } else if self.split() {
+                (b as i64)
+                    .saturating_add(layer_balance)
+                    .saturating_add(error.min(0) / 4)
             } else {
                 // VBR: the average comes from the long-term balance; the buffer,
                 // filled at the peak rate, may only hold spending back.
@@ -179,8 +309,19 @@ impl RateController for FrameRc {
             t.max((b / 8) as i64) as u64
         };
         // Never plan more than 7/8 of what the buffer holds: the picture must fit.
+        // A model that has not seen a picture of this kind yet may be far
+        // off: leave it room for twice what it plans.
+        let unknown = !self.known.get(t).copied().unwrap_or(false);
+        let room = fullness
+            .saturating_mul(7)
+            .wrapping_div(8)
+            .min(self.prefix_room(layer));
         let target = target
-            .min(fullness.saturating_mul(7) / 8)
+            .min(if unknown && self.split() {
+                room / 2
+            } else {
+                room
+            })
             .max(u64::from(f.header_bits) + 256);
         let payload = target - u64::from(f.header_bits).min(target);
         let mut qp = self.qp_for(t, payload.max(64));
@@ -189,12 +330,17 @@ impl RateController for FrameRc {
         let last = i32::from(self.last_qp.get(t).copied().unwrap_or(0));
         if step > 0 && self.known[t] && !f.scene_change {
             // Going up faster is allowed when the buffer would otherwise underflow.
-            let up = if self.log2_bits_at(t, last + step) > log2_q8(fullness.max(1)) {
+            let room = fullness.min(self.prefix_room(layer));
+            let up = if self.log2_bits_at(t, last + step) > log2_q8(room.max(1)) {
                 51
             } else {
                 step
             };
             qp = super::super::math::clamp_i32(qp, last - step, last + up);
+        } else if !f.intra && !self.known[t] && self.split() && self.known[I] {
+            // A seeded model has seen other pictures only: it may not take
+            // the QP more than a halving of the bits below the last picture's.
+            qp = qp.max(i32::from(self.last_any_qp).saturating_sub(6));
         }
         if f.intra && self.known[P] && !f.scene_change {
             // Intra pictures stay close to the P quality.
@@ -209,11 +355,13 @@ impl RateController for FrameRc {
             target_bits: target.min(u64::from(u32::MAX)) as u32,
         };
         self.planned_log2_bits = self.log2_bits_at(t, i32::from(qp));
+        self.planned_layer = layer;
         self.planned
     }
 
     fn complete(&mut self, r: &FrameResult) -> u32 {
-        let t = if r.intra { I } else { P };
+        let layer = self.planned_layer;
+        let t = if r.intra { I } else { P.saturating_add(layer) };
         let bits = u64::from(r.bits).max(1);
         // log2C = log2(bits) + QP / 6, from the QP the macroblocks really had.
         // qp_avg_q8 comes from the hardware: any u32, so nothing may overflow.
@@ -228,13 +376,58 @@ impl RateController for FrameRc {
             }
             *k = true;
         }
+        if self.split() {
+            // P models of layers not seen yet start from what was: the
+            // same as a P picture of another layer, or a quarter of an
+            // intra picture, instead of the blind first guess.
+            let seed = if t == I {
+                measured.saturating_sub(2 * 256)
+            } else {
+                measured
+            };
+            for (c, k) in self.log2c.iter_mut().zip(&self.known).skip(P) {
+                if !*k {
+                    *c = seed;
+                }
+            }
+        }
+        self.last_any_qp = ((qp_avg_q8 + 128) / 256) as u8;
         if let Some(q) = self.last_qp.get_mut(t) {
-            *q = ((qp_avg_q8 + 128) / 256) as u8;
+            *q = self.last_any_qp;
         }
         self.budget = self.budget.saturating_add(self.bits_per_frame());
         self.spent = self.spent.saturating_add(bits);
+        let layer_b = self.layer_bits_per_frame(layer);
         let filler = self.cpb.remove(bits, self.cfg.filler);
         self.spent = self.spent.saturating_add(filler);
+        for (c, k) in self.prefix_cpb.iter_mut().zip(0usize..3) {
+            // A prefix without this layer sees only time pass.
+            c.remove(if k >= layer { bits } else { 0 }, false);
+        }
+        let cost = bits.saturating_add(filler);
+        if r.intra {
+            // An intra picture is the whole stream's cost: every layer pays
+            // its share, as every layer was given its share of the interval;
+            // charged to the base layer alone it would starve that layer's
+            // P pictures for a second after.
+            let b = self.bits_per_frame();
+            let shares = self.cfg.layer_share_q16;
+            for ((g, s), &share) in self
+                .layer_budget
+                .iter_mut()
+                .zip(self.layer_spent.iter_mut())
+                .zip(&shares)
+            {
+                *g = g.saturating_add(mul_div(b, u64::from(share), 1 << 16));
+                *s = s.saturating_add(mul_div(cost, u64::from(share), 1 << 16));
+            }
+        } else if let (Some(g), Some(s)) = (
+            self.layer_budget.get_mut(layer),
+            self.layer_spent.get_mut(layer),
+        ) {
+            *g = g.saturating_add(layer_b);
+            *s = s.saturating_add(cost);
+        }
         div_u64(filler, 1).min(u64::from(u32::MAX)) as u32
     }
 
@@ -253,9 +446,16 @@ impl RateController for FrameRc {
         self.cfg.bitrate = bitrate;
         self.cfg.max_bitrate = max_bitrate;
         self.cpb.bit_rate = u64::from(max_bitrate);
-        // The long-term balance restarts at the new rate.
+        for (c, k) in self.prefix_cpb.iter_mut().zip(0usize..3) {
+            let share = prefix_share(&self.cfg.layer_share_q16, k);
+            c.bit_rate = mul_div(u64::from(max_bitrate), share, 1 << 16);
+        }
+        // The long-term balance restarts at the new rate; the layers keep
+        // their shares of it.
         self.budget = 0;
         self.spent = 0;
+        self.layer_budget = [0; 3];
+        self.layer_spent = [0; 3];
         Ok(())
     }
 }

@@ -66,6 +66,9 @@ pub trait RateController {
 }
 
 /// The rate controllers the encoder can run.
+// The encoder's state is one fixed-size block the driver allocates once;
+// boxing the larger variant would need `alloc`, which the core does without.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug)]
 pub enum Rc {
     /// Constant QP per picture type, or the client's QP of each picture.
