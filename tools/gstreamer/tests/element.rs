@@ -136,6 +136,7 @@ fn gst_inspect_documents_every_property() {
         "filler",
         "ltr-period",
         "temporal-layers",
+        "layer-split",
     ] {
         assert!(text.contains(&format!("  {p} ")), "{p} missing:\n{text}");
     }
@@ -358,12 +359,19 @@ fn settings_the_device_cannot_honour_fail_with_a_message() {
             "does not expose the stateless H.264 encode uAPI",
         ),
         ("device=/dev/video99", "cannot open /dev/video99"),
+        ("temporal-layers=3 layer-split=50,50", "needs 3 percentages"),
+        (
+            "temporal-layers=2 layer-split=sixty,40",
+            "not a list of percentages",
+        ),
     ] {
         // gst-launch-1.0 must exit on its own: a hang fails the test after a minute.
         let r = Command::new("timeout")
             .args(["60", "gst-launch-1.0", "videotestsrc", "num-buffers=2", "!"])
             .args(["video/x-raw,format=I420,width=176,height=144"])
-            .args(["!", "statelessh264enc", prop, "!", "fakesink"])
+            .args(["!", "statelessh264enc"])
+            .args(prop.split(' '))
+            .args(["!", "fakesink"])
             .env("GST_PLUGIN_PATH", plugin_dir())
             .output()
             .unwrap();
@@ -376,4 +384,37 @@ fn settings_the_device_cannot_honour_fail_with_a_message() {
         assert!(!r.status.success(), "{prop}: {text}");
         assert!(text.contains(says), "{prop}: {text}");
     }
+}
+
+#[test]
+fn a_layer_split_encodes_a_stream_whose_base_layer_decodes_alone() {
+    let out = tmp("layers.h264");
+    let r = Command::new("gst-launch-1.0")
+        .args(["videotestsrc", "num-buffers=16", "!"])
+        .args(["video/x-raw,format=I420,width=176,height=144,framerate=30/1"])
+        .args([
+            "!",
+            "statelessh264enc",
+            "bitrate=300000",
+            "temporal-layers=3",
+        ])
+        .args(["layer-split=50,25,25", "!", "filesink"])
+        .arg(format!("location={}", out.display()))
+        .env("GST_PLUGIN_PATH", plugin_dir())
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // h264enc is built beside the plugin (cargo build --release --workspace).
+    let v = Command::new(plugin_dir().join("h264enc"))
+        .args(["verify", &out.display().to_string(), "--hrd"])
+        .args(["--temporal-layers", "3", "--layer-split", "50,25,25"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(
+        v.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&v.stderr)
+    );
+    assert!(text.contains("layers 0..0 meet their HRD"), "{text}");
 }

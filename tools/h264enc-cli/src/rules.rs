@@ -111,6 +111,10 @@ impl Checker<'_> {
             (V4L2_CID_MPEG_VIDEO_FRAME_RC_ENABLE, "FRAME_RC_ENABLE"),
             (V4L2_CID_MPEG_VIDEO_AU_DELIMITER, "AU_DELIMITER"),
             (V4L2_CID_MPEG_VIDEO_LTR_COUNT, "LTR_COUNT"),
+            (
+                V4L2_CID_MPEG_VIDEO_H264_HIER_CODING_L0_BR,
+                "H264_HIER_CODING_L0_BR",
+            ),
         ] {
             let r = self.d.set_ctrl(id, 1);
             self.note(rule(

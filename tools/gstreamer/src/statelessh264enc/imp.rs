@@ -8,7 +8,7 @@ use gst::subclass::prelude::*;
 use gst_video::prelude::*;
 use gst_video::subclass::prelude::*;
 use h264enc_cli::device::{Device, PixelFormat, VirtualDevice};
-use h264enc_cli::session::{configure, Profile, RcMode, StreamConfig};
+use h264enc_cli::session::{configure, layer_rates, Profile, RcMode, StreamConfig};
 use h264enc_cli::units::CpbSize;
 use hantro_vdev::uapi::{
     v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc, V4L2_H264_ENCODE_FLAG_FORCE_IDR,
@@ -40,6 +40,7 @@ struct Settings {
     filler: bool,
     ltr_period: u32,
     temporal_layers: u32,
+    layer_split: String,
 }
 
 impl Default for Settings {
@@ -59,6 +60,7 @@ impl Default for Settings {
             filler: false,
             ltr_period: 0,
             temporal_layers: 1,
+            layer_split: String::new(),
         }
     }
 }
@@ -183,6 +185,11 @@ impl ObjectImpl for StatelessH264Enc {
                     3,
                     d.temporal_layers,
                 ),
+                glib::ParamSpecString::builder("layer-split")
+                    .blurb("Percent of the bit rate for each temporal layer's own pictures, base first, as h264enc's --layer-split (cbr, vbr; empty: 60,40 with 2 layers, 40,20,40 with 3)")
+                    .default_value(Some(""))
+                    .mutable_ready()
+                    .build(),
             ]
         });
         PROPS.as_ref()
@@ -216,6 +223,13 @@ impl ObjectImpl for StatelessH264Enc {
             "filler" => s.filler = value.get().unwrap_or(s.filler),
             "ltr-period" => s.ltr_period = value.get().unwrap_or(s.ltr_period),
             "temporal-layers" => s.temporal_layers = value.get().unwrap_or(s.temporal_layers),
+            "layer-split" => {
+                s.layer_split = value
+                    .get::<Option<String>>()
+                    .ok()
+                    .flatten()
+                    .unwrap_or_default()
+            }
             _ => {}
         }
     }
@@ -237,6 +251,7 @@ impl ObjectImpl for StatelessH264Enc {
             "filler" => s.filler.to_value(),
             "ltr-period" => s.ltr_period.to_value(),
             "temporal-layers" => s.temporal_layers.to_value(),
+            "layer-split" => s.layer_split.to_value(),
             _ => glib::Value::from_type(pspec.value_type()),
         }
     }
@@ -291,6 +306,70 @@ impl ElementImpl for StatelessH264Enc {
         });
         PADS.as_ref()
     }
+}
+
+/// The stream the settings ask for at `width`x`height`; Err for a setting
+/// that cannot be right at any size.
+fn stream_config(
+    s: &Settings,
+    width: u32,
+    height: u32,
+    (fps_num, fps_den): (u32, u32),
+    format: PixelFormat,
+) -> Result<StreamConfig, String> {
+    let layer_split = if s.layer_split.trim().is_empty() {
+        None
+    } else {
+        Some(
+            s.layer_split
+                .split(',')
+                .map(|p| p.trim().parse::<u32>())
+                .collect::<Result<Vec<u32>, _>>()
+                .map_err(|_| {
+                    format!(
+                        "layer-split '{}' is not a list of percentages such as 40,20,40",
+                        s.layer_split
+                    )
+                })?,
+        )
+    };
+    Ok(StreamConfig {
+        width,
+        height,
+        fps_num,
+        fps_den,
+        format,
+        rc: Some(match s.rate_control {
+            RateControl::Cqp => RcMode::Cqp,
+            RateControl::Cbr => RcMode::Cbr,
+            RateControl::Vbr => RcMode::Vbr,
+            RateControl::Cq => RcMode::Cq,
+        }),
+        bitrate: Some(u64::from(s.bitrate)),
+        max_bitrate: Some(u64::from(peak(s.rate_control, s.bitrate))),
+        cpb_size: Some(CpbSize::Millis(u64::from(s.cpb_size))),
+        filler: s.filler && s.rate_control == RateControl::Cbr,
+        qp: Some(s.quantizer as u8),
+        quality: (s.rate_control == RateControl::Cq).then_some(s.quality as u8),
+        qp_min: s.qp_min as u8,
+        qp_max: s.qp_max as u8,
+        gop: s.keyframe_interval,
+        profile: if s.cabac {
+            Profile::Main
+        } else {
+            Profile::Baseline
+        },
+        cabac: Some(s.cabac),
+        cabac_init_idc: s.cabac_init_idc as u8,
+        transform_8x8: Some(false),
+        slices: 1,
+        ltr_period: s.ltr_period,
+        long_term: s.ltr_period > 0,
+        temporal_layers: s.temporal_layers as u8,
+        layer_split,
+        client_rc: false,
+        virtual_h1: s.device == "virtual",
+    })
 }
 
 /// The peak rate a mode signals for `bitrate`.
@@ -370,6 +449,11 @@ impl VideoEncoderImpl for StatelessH264Enc {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        let settings_error = |e: String| gst::error_msg!(gst::LibraryError::Settings, ["{}", e]);
+        let cfg = stream_config(&s, 16, 16, (30, 1), PixelFormat::I420).map_err(settings_error)?;
+        if let Some(rc) = cfg.rc {
+            layer_rates(&cfg, rc, u64::from(s.bitrate)).map_err(settings_error)?;
+        }
         if s.device != "virtual" {
             h264enc_cli::v4l2::open(&s.device)
                 .map_err(|e| gst::error_msg!(gst::ResourceError::OpenReadWrite, ["{}", e]))?;
@@ -402,42 +486,12 @@ impl VideoEncoderImpl for StatelessH264Enc {
             (n, d) if n > 0 && d > 0 => (n as u32, d as u32),
             _ => (30, 1),
         };
-        let cfg = StreamConfig {
-            width: info.width(),
-            height: info.height(),
-            fps_num,
-            fps_den,
-            format,
-            rc: Some(match s.rate_control {
-                RateControl::Cqp => RcMode::Cqp,
-                RateControl::Cbr => RcMode::Cbr,
-                RateControl::Vbr => RcMode::Vbr,
-                RateControl::Cq => RcMode::Cq,
-            }),
-            bitrate: Some(u64::from(s.bitrate)),
-            max_bitrate: Some(u64::from(peak(s.rate_control, s.bitrate))),
-            cpb_size: Some(CpbSize::Millis(u64::from(s.cpb_size))),
-            filler: s.filler && s.rate_control == RateControl::Cbr,
-            qp: Some(s.quantizer as u8),
-            quality: (s.rate_control == RateControl::Cq).then_some(s.quality as u8),
-            qp_min: s.qp_min as u8,
-            qp_max: s.qp_max as u8,
-            gop: s.keyframe_interval,
-            profile: if s.cabac {
-                Profile::Main
-            } else {
-                Profile::Baseline
-            },
-            cabac: Some(s.cabac),
-            cabac_init_idc: s.cabac_init_idc as u8,
-            transform_8x8: Some(false),
-            slices: 1,
-            ltr_period: s.ltr_period,
-            long_term: s.ltr_period > 0,
-            temporal_layers: s.temporal_layers as u8,
-            layer_split: None,
-            client_rc: false,
-            virtual_h1: s.device == "virtual",
+        let cfg = match stream_config(&s, info.width(), info.height(), (fps_num, fps_den), format) {
+            Ok(c) => c,
+            Err(e) => {
+                gst::element_imp_error!(self, gst::LibraryError::Settings, ["{}", e]);
+                return Err(gst::loggable_error!(CAT, "{}", e));
+            }
         };
         let mut dev: Box<dyn Device> = if s.device == "virtual" {
             Box::new(VirtualDevice::open())

@@ -107,6 +107,23 @@ pub struct Config {
     pub layer_bitrate: [u32; 3],
 }
 
+/// The total of a split between temporal layers (rates or shares, base
+/// first) when it has the shape of `layers` layers: more than one, every
+/// layer of the pattern with a value and none above it; None otherwise.
+pub fn layer_split_total(split: &[u32; 3], layers: u8) -> Option<u64> {
+    let n = usize::from(layers);
+    let shaped = n > 1
+        && split
+            .iter()
+            .zip(0usize..3)
+            .all(|(&v, k)| (k < n) == (v != 0));
+    shaped.then(|| {
+        split
+            .iter()
+            .fold(0u64, |a, &v| a.saturating_add(u64::from(v)))
+    })
+}
+
 /// Largest picture side the core accepts, in samples.
 pub const MAX_SIDE: u16 = 4096;
 
@@ -176,19 +193,9 @@ impl Config {
             return Err(Error::InvalidParam);
         }
         if self.layer_bitrate != [0; 3] {
-            let n = usize::from(self.temporal_layers);
-            let sum = self
-                .layer_bitrate
-                .iter()
-                .fold(0u64, |a, &v| a.saturating_add(u64::from(v)));
-            let ok = n > 1
-                && matches!(self.rc_mode, 1 | 2)
-                && sum == u64::from(self.bitrate)
-                && self
-                    .layer_bitrate
-                    .iter()
-                    .zip(0usize..3)
-                    .all(|(&v, k)| (k < n) == (v != 0));
+            let ok = matches!(self.rc_mode, 1 | 2)
+                && layer_split_total(&self.layer_bitrate, self.temporal_layers)
+                    == Some(u64::from(self.bitrate));
             if !ok {
                 return Err(Error::InvalidParam);
             }

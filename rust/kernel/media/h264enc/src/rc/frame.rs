@@ -10,6 +10,7 @@
 use super::hrd::Cpb;
 use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
 
+use super::super::config::layer_split_total;
 use super::super::error::{Error, Result};
 use super::super::math::{div_u64, log2_q8, mul_div};
 
@@ -112,18 +113,9 @@ impl FrameRc {
             return Err(Error::InvalidParam);
         }
         if cfg.layer_share_q16 != [0; 3] {
-            // Every layer of the pattern has a share, none above it, and
-            // the shares add up to the whole rate.
-            let n = usize::from(cfg.temporal_layers);
-            let sum = prefix_share(&cfg.layer_share_q16, 2);
-            let ok = cfg.temporal_layers > 1
-                && sum.abs_diff(1 << 16) <= 3
-                && cfg
-                    .layer_share_q16
-                    .iter()
-                    .zip(0usize..3)
-                    .all(|(&v, k)| (k < n) == (v != 0));
-            if !ok {
+            // The shares add up to the whole rate.
+            let total = layer_split_total(&cfg.layer_share_q16, cfg.temporal_layers);
+            if !total.is_some_and(|t| t.abs_diff(1 << 16) <= 3) {
                 return Err(Error::InvalidParam);
             }
         }
