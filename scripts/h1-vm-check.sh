@@ -52,6 +52,7 @@ nv12-crop c200.nv12 --size 200x120 --pix-fmt nv12
 cbr cif.y4m --bitrate 300k --gop 5
 vbr cif.y4m --rc vbr --bitrate 300k
 cq cif.y4m --rc cq --quality 60
+cq-peak cif.y4m --rc cq --quality 90 --max-bitrate 250k
 main cif.y4m --profile main --qp 30
 high cif.y4m --profile high --bitrate 400k --cabac-init-idc 1
 slices cif.y4m --slices 3 --qp 28

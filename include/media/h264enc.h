@@ -67,6 +67,12 @@
 #define H264ENC_RC_CLIENT 3
 
 /**
+ * H264ENC_RC_CQ - Rate control: constant quality, with a peak over any
+ * one-second window.
+ */
+#define H264ENC_RC_CQ 4
+
+/**
  * H264ENC_FRAME_FORCE_IDR - Frame flag: code an IDR picture.
  */
 #define H264ENC_FRAME_FORCE_IDR 1
@@ -224,7 +230,7 @@ struct h264enc_config {
 	__u8 temporal_layers;
 	/**
 	 * @rc_mode: Rate control mode: %H264ENC_RC_CQP, %H264ENC_RC_CBR,
-	 * %H264ENC_RC_VBR or %H264ENC_RC_CLIENT.
+	 * %H264ENC_RC_VBR, %H264ENC_RC_CLIENT or %H264ENC_RC_CQ.
 	 */
 	__u8 rc_mode;
 	/**
@@ -245,7 +251,8 @@ struct h264enc_config {
 	 */
 	__u32 bitrate;
 	/**
-	 * @max_bitrate: Peak bit rate, bits/s (VBR; CBR uses @bitrate).
+	 * @max_bitrate: Peak bit rate, bits/s (VBR; CBR uses @bitrate; CQ: the
+	 * most any one-second window holds, 0 for no bound).
 	 */
 	__u32 max_bitrate;
 	/**

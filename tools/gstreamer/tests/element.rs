@@ -125,6 +125,7 @@ fn gst_inspect_documents_every_property() {
     for p in [
         "bitrate",
         "rate-control",
+        "max-bitrate",
         "qp-min",
         "qp-max",
         "quantizer",

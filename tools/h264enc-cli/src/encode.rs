@@ -170,6 +170,9 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         },
     );
     summary.layer_rates = layer_rates;
+    if rc == RcMode::Cq {
+        summary.window_peak = a.max_bitrate;
+    }
     let mut frame = Vec::new();
     let start = std::time::Instant::now();
     let result = (|| -> Result<(), String> {

@@ -79,7 +79,7 @@ struct EncodeCli {
     /// Target bit rate, bits/s (k and M suffixes).
     #[arg(long, value_parser = units::parse_bitrate)]
     bitrate: Option<u64>,
-    /// Peak bit rate for VBR (default 1.5 x --bitrate).
+    /// Peak bit rate for VBR (default 1.5 x --bitrate); with --rc cq, the most any one-second window holds (default none).
     #[arg(long, value_parser = units::parse_bitrate)]
     max_bitrate: Option<u64>,
     /// HRD buffer: a bare number is milliseconds at the peak rate, k/M means bits (default 1000 ms).

@@ -44,6 +44,8 @@ pub struct Summary {
     pub retried: u32,
     /// Each temporal layer's own target bit rate, base first (empty without a split).
     pub layer_rates: Vec<u64>,
+    /// Constant quality's peak: the most bits any one-second window may hold.
+    pub window_peak: Option<u64>,
 }
 
 impl Summary {
@@ -59,6 +61,7 @@ impl Summary {
             encode_seconds: 0.0,
             retried: 0,
             layer_rates: Vec::new(),
+            window_peak: None,
         }
     }
 
@@ -100,6 +103,19 @@ impl Summary {
             bits.iter().sum::<f64>() / bits.len().max(1) as f64 * per_second[k] * self.fps()
         };
         (0..n).map(|k| (0..=k).map(layer_rate).sum()).collect()
+    }
+
+    /// Bits of the busiest run of one second's pictures (the frame rate
+    /// rounded up), as bits/s.
+    pub fn busiest_second(&self) -> f64 {
+        let w = (self.fps().ceil() as usize).max(1);
+        let bits: Vec<f64> = self.frames.iter().map(|f| f64::from(f.bits)).collect();
+        if bits.len() < w {
+            return bits.iter().sum::<f64>();
+        }
+        bits.windows(w)
+            .map(|s| s.iter().sum::<f64>())
+            .fold(0.0, f64::max)
     }
 
     /// The text printed at the end of `encode`.
@@ -147,6 +163,14 @@ impl Summary {
             );
         } else {
             let _ = writeln!(s, "  bitrate  {:.1} kb/s (no target)", rate / 1000.0);
+        }
+        if let Some(p) = self.window_peak {
+            let _ = writeln!(
+                s,
+                "  peak     the busiest second holds {:.1} kb, the peak {:.1} kb",
+                self.busiest_second() / 1000.0,
+                p as f64 / 1000.0
+            );
         }
         let skip = (self.fps().round() as usize).min(n.saturating_sub(1));
         let mut target = 0u64;

@@ -141,6 +141,10 @@ pub fn layer_rates(c: &StreamConfig, rc: RcMode, bitrate: u64) -> Result<Vec<u64
     Ok(rates)
 }
 
+/// `V4L2_CID_MPEG_VIDEO_BITRATE_PEAK` for constant quality without a peak:
+/// the largest value hantro's control takes.
+const CQ_NO_PEAK: i64 = 400_000_000;
+
 /// What [`configure`] settled on.
 #[derive(Clone, Debug)]
 pub struct Configured {
@@ -363,6 +367,14 @@ pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, Str
             V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY,
             i64::from(c.quality.unwrap_or(50)),
             "--quality",
+        )?;
+        // The peak bounds every one-second window; without one, the
+        // control's largest value bounds nothing.
+        set(
+            d,
+            V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
+            c.max_bitrate.map_or(CQ_NO_PEAK, |p| p as i64),
+            "--max-bitrate",
         )?;
     } else {
         let mode = if rc == RcMode::Vbr {

@@ -282,9 +282,12 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 		/* Constant quality: P pictures 2 QP above I pictures, as x264's ipratio. */
 		val = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_CONSTANT_QUALITY, 50);
 		qp = hantro_h264_enc_quality_qp(val);
-		cfg->rc_mode = H264ENC_RC_CQP;
+		cfg->rc_mode = H264ENC_RC_CQ;
 		cfg->qp_i = qp;
 		cfg->qp_p = min(qp + 2, 51);
+		/* The peak bounds every one-second window; the QP rises only there. */
+		cfg->max_bitrate =
+			hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
 		return 0;
 	default:
 		return -EINVAL;
@@ -406,7 +409,8 @@ void hantro_h1_h264_enc_set_stats(struct hantro_ctx *ctx,
  * @ctx: the hantro context, with no frame planned
  *
  * A new V4L2_CID_MPEG_VIDEO_BITRATE (VBR: or _PEAK) takes effect at the next
- * frame, which the core makes an IDR picture with the new HRD parameters.
+ * frame, which the core makes an IDR picture with the new HRD parameters;
+ * in constant quality a new _PEAK bounds the windows from the next frame on.
  *
  * Return: 0, or the core's errno for a bit rate the stream cannot signal.
  */
@@ -416,12 +420,23 @@ int hantro_h1_h264_enc_update_bitrate(struct hantro_ctx *ctx)
 	u32 bitrate, peak;
 	int ret;
 
-	if (cfg->rc_mode != H264ENC_RC_CBR && cfg->rc_mode != H264ENC_RC_VBR)
-		return 0;
-	bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
-	peak = cfg->max_bitrate;
-	if (cfg->rc_mode == H264ENC_RC_VBR)
+	switch (cfg->rc_mode) {
+	case H264ENC_RC_CBR:
+		bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
+		peak = cfg->max_bitrate;
+		break;
+	case H264ENC_RC_VBR:
+		bitrate = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE, 0);
 		peak = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
+		break;
+	case H264ENC_RC_CQ:
+		/* Constant quality's peak; no HRD, so no IDR picture either. */
+		bitrate = cfg->bitrate;
+		peak = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK, 0);
+		break;
+	default:
+		return 0;
+	}
 	if (bitrate == cfg->bitrate && peak == cfg->max_bitrate)
 		return 0;
 	ret = h264enc_set_bitrate(ctx->h264_enc.core, bitrate, peak);

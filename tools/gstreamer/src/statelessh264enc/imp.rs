@@ -28,6 +28,7 @@ static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
 struct Settings {
     device: String,
     bitrate: u32,
+    max_bitrate: u32,
     rate_control: RateControl,
     qp_min: u32,
     qp_max: u32,
@@ -48,6 +49,7 @@ impl Default for Settings {
         Settings {
             device: "virtual".into(),
             bitrate: 2_000_000,
+            max_bitrate: 0,
             rate_control: RateControl::Cbr,
             qp_min: 10,
             qp_max: 51,
@@ -160,6 +162,13 @@ impl ObjectImpl for StatelessH264Enc {
                     0,
                 ),
                 uint(
+                    "max-bitrate",
+                    "Peak bit rate in bit/s: vbr's HRD rate (0: 1.5 x bitrate); cq's most in any one second (0: none)",
+                    0,
+                    400_000_000,
+                    d.max_bitrate,
+                ),
+                uint(
                     "cpb-size",
                     "HRD buffer (CPB) size in milliseconds at the peak rate (cbr, vbr)",
                     10,
@@ -207,11 +216,12 @@ impl ObjectImpl for StatelessH264Enc {
             }
             "bitrate" => {
                 s.bitrate = value.get().unwrap_or(s.bitrate);
-                let (bitrate, peak) = (s.bitrate, peak(s.rate_control, s.bitrate));
+                let (bitrate, peak) = (s.bitrate, peak_of(&s).unwrap_or(s.bitrate));
                 drop(s);
                 self.apply_bitrate(bitrate, peak);
             }
             "rate-control" => s.rate_control = value.get().unwrap_or(s.rate_control),
+            "max-bitrate" => s.max_bitrate = value.get().unwrap_or(s.max_bitrate),
             "qp-min" => s.qp_min = value.get().unwrap_or(s.qp_min),
             "qp-max" => s.qp_max = value.get().unwrap_or(s.qp_max),
             "quantizer" => s.quantizer = value.get().unwrap_or(s.quantizer),
@@ -240,6 +250,7 @@ impl ObjectImpl for StatelessH264Enc {
             "device" => s.device.to_value(),
             "bitrate" => s.bitrate.to_value(),
             "rate-control" => s.rate_control.to_value(),
+            "max-bitrate" => s.max_bitrate.to_value(),
             "qp-min" => s.qp_min.to_value(),
             "qp-max" => s.qp_max.to_value(),
             "quantizer" => s.quantizer.to_value(),
@@ -346,7 +357,7 @@ fn stream_config(
             RateControl::Cq => RcMode::Cq,
         }),
         bitrate: Some(u64::from(s.bitrate)),
-        max_bitrate: Some(u64::from(peak(s.rate_control, s.bitrate))),
+        max_bitrate: peak_of(s).map(u64::from),
         cpb_size: Some(CpbSize::Millis(u64::from(s.cpb_size))),
         filler: s.filler && s.rate_control == RateControl::Cbr,
         qp: Some(s.quantizer as u8),
@@ -370,6 +381,17 @@ fn stream_config(
         client_rc: false,
         virtual_h1: s.device == "virtual",
     })
+}
+
+/// The peak the settings ask for: `max-bitrate`, or by default the mode's
+/// (VBR: 1.5 x the bit rate; CBR: the bit rate; CQ: none).
+fn peak_of(s: &Settings) -> Option<u32> {
+    match (s.rate_control, s.max_bitrate) {
+        (RateControl::Cbr, _) => Some(s.bitrate),
+        (RateControl::Cq, 0) => None,
+        (rc, 0) => Some(peak(rc, s.bitrate)),
+        (_, p) => Some(p),
+    }
 }
 
 /// The peak rate a mode signals for `bitrate`.

@@ -43,6 +43,8 @@ pub const H264ENC_RC_CBR: u8 = 1;
 pub const H264ENC_RC_VBR: u8 = 2;
 /// Rate control: the client gives every picture's QP.
 pub const H264ENC_RC_CLIENT: u8 = 3;
+/// Rate control: constant quality, with a peak over any one-second window.
+pub const H264ENC_RC_CQ: u8 = 4;
 
 // Plain values, not `1 << n`: cbindgen copies the expression into C, where
 // checkpatch asks for BIT(n), which userspace does not have.
@@ -96,6 +98,7 @@ const _: () = {
     assert!(
         H264ENC_RC_VBR == super::config::rc_mode::VBR
             && H264ENC_RC_CLIENT == super::config::rc_mode::CLIENT
+            && H264ENC_RC_CQ == super::config::rc_mode::CQ
     );
     assert!(H264ENC_FRAME_FORCE_IDR == super::config::frame_flags::FORCE_IDR);
     assert!(H264ENC_FRAME_SCENE_CHANGE == super::config::frame_flags::SCENE_CHANGE);

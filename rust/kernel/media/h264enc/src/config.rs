@@ -14,6 +14,9 @@ pub mod rc_mode {
     pub const VBR: u8 = 2;
     /// Constant QP (qp_i, qp_p) that a frame may override with its own QP.
     pub const CLIENT: u8 = 3;
+    /// Constant quality: qp_i and qp_p, raised only where a picture would
+    /// make any one-second window exceed `max_bitrate` (0: no peak).
+    pub const CQ: u8 = 4;
 }
 
 /// Stream configuration, set before the first frame.
@@ -58,8 +61,8 @@ pub struct Config {
     pub idr_period: u32,
     /// Temporal layers, 1..3.
     pub temporal_layers: u8,
-    /// Rate control mode: `H264ENC_RC_CQP`, `H264ENC_RC_CBR`, `H264ENC_RC_VBR`
-    /// or `H264ENC_RC_CLIENT`.
+    /// Rate control mode: `H264ENC_RC_CQP`, `H264ENC_RC_CBR`, `H264ENC_RC_VBR`,
+    /// `H264ENC_RC_CLIENT` or `H264ENC_RC_CQ`.
     pub rc_mode: u8,
     /// Append filler data to keep CBR streams exact.
     pub filler: u8,
@@ -69,7 +72,8 @@ pub struct Config {
     pub ltr_period: u32,
     /// Target bit rate, bits/s (CBR, VBR).
     pub bitrate: u32,
-    /// Peak bit rate, bits/s (VBR; CBR uses `bitrate`).
+    /// Peak bit rate, bits/s (VBR; CBR uses `bitrate`; CQ: the most any
+    /// one-second window holds, 0 for no bound).
     pub max_bitrate: u32,
     /// CPB size in bits, 0 for one second at the peak rate.
     pub cpb_size: u32,
@@ -163,7 +167,7 @@ impl Config {
             || !matches!(self.poc_type, 0 | 2)
             || self.log2_max_frame_num_minus4 > 12
             || !(1..=3).contains(&self.temporal_layers)
-            || self.rc_mode > 3
+            || self.rc_mode > 4
             || self.filler > 1
             || self.aud > 1
             || self.full_range > 1

@@ -18,6 +18,7 @@ use super::plan::{
 };
 use super::poc;
 use super::pps::PicParams;
+use super::rc::cq::CappedCq;
 use super::rc::cqp::Cqp;
 use super::rc::frame::{FrameRc, FrameRcConfig};
 use super::rc::inframe::{InFrameLearner, InFramePlan};
@@ -223,6 +224,13 @@ impl Encoder {
                     layer_share_q16: cfg.layer_shares_q16(),
                 },
                 192,
+            )?),
+            (rc_mode::CQ, _) => Rc::Cq(CappedCq::new(
+                cfg.qp_i,
+                cfg.qp_p,
+                cfg.max_bitrate,
+                (cfg.fps_num, cfg.fps_den),
+                u32::from(cfg.width) * u32::from(cfg.height),
             )?),
             // Client mode: every picture brings its QP (checked in plan_frame).
             _ => Rc::Cqp(Cqp {
@@ -444,7 +452,10 @@ impl Encoder {
         plan.qp_max = q.qp_max;
         plan.target_bits = q.target_bits;
         let mut inframe = InFramePlan::default();
-        if let Rc::Frame(_) = self.rc {
+        // The hardware's in-frame control runs wherever a picture has a
+        // target: always with CBR and VBR, and in constant quality where the
+        // peak holds a picture back.
+        if matches!(self.rc, Rc::Frame(_)) || (matches!(self.rc, Rc::Cq(_)) && q.target_bits > 0) {
             let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
             inframe = self.inframe.plan(
                 q.target_bits.saturating_sub(header_bits),
@@ -808,8 +819,19 @@ impl Encoder {
         Ok(())
     }
 
-    /// Changes the bit rate while streaming (rate-controlled modes only).
+    /// Changes the bit rate while streaming (CBR and VBR: the next picture
+    /// is an IDR picture with the new HRD), or constant quality's peak.
     pub fn set_bitrate(&mut self, bitrate: u32, max_bitrate: u32) -> Result {
+        if self.cfg.rc_mode == rc_mode::CQ {
+            // Constant quality signals no HRD: the new peak bounds the
+            // windows from the next picture on, with no IDR picture.
+            if self.pending.is_some() {
+                return Err(Error::BadState);
+            }
+            self.rc.set_bitrate(bitrate, max_bitrate)?;
+            self.cfg.max_bitrate = max_bitrate;
+            return Ok(());
+        }
         let peak = if self.cfg.rc_mode == rc_mode::VBR {
             max_bitrate
         } else {

@@ -4,6 +4,7 @@
 //! [`RateController`] is what the encoder calls; [`Rc`] is the enum the
 //! fixed-size encoder state holds (no trait objects without `alloc`).
 
+pub mod cq;
 pub mod cqp;
 pub mod frame;
 pub mod hrd;
@@ -75,6 +76,8 @@ pub enum Rc {
     Cqp(cqp::Cqp),
     /// Frame-level CBR or VBR with an HRD model.
     Frame(frame::FrameRc),
+    /// Constant quality with a peak over any one-second window.
+    Cq(cq::CappedCq),
 }
 
 impl RateController for Rc {
@@ -82,6 +85,7 @@ impl RateController for Rc {
         match self {
             Rc::Cqp(c) => c.plan(f),
             Rc::Frame(c) => c.plan(f),
+            Rc::Cq(c) => c.plan(f),
         }
     }
 
@@ -89,6 +93,7 @@ impl RateController for Rc {
         match self {
             Rc::Cqp(c) => c.complete(r),
             Rc::Frame(c) => c.complete(r),
+            Rc::Cq(c) => c.complete(r),
         }
     }
 
@@ -96,6 +101,7 @@ impl RateController for Rc {
         match self {
             Rc::Cqp(c) => c.set_bitrate(bitrate, max_bitrate),
             Rc::Frame(c) => c.set_bitrate(bitrate, max_bitrate),
+            Rc::Cq(c) => c.set_bitrate(bitrate, max_bitrate),
         }
     }
 }
