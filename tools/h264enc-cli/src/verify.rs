@@ -40,12 +40,14 @@ pub fn run(path: &str, recon: Option<&str>, hrd: bool) -> Result<String, String>
         let (rate, size, cbr) = h.signalled.unwrap_or_default();
         if !h.underflows.is_empty() || !h.overflows.is_empty() {
             return Err(format!(
-                "verify: {path}: HRD ({} {:.0} b/s, CPB {:.0} bits) violated: underflow at access units {:?}, overflow at {:?}",
+                "verify: {path}: HRD ({} {:.0} b/s, CPB {:.0} bits) violated: underflow at {} access units {:?}, overflow at {} {:?}",
                 if cbr { "CBR" } else { "VBR" },
                 rate,
                 size,
-                &h.underflows[..h.underflows.len().min(10)],
-                &h.overflows[..h.overflows.len().min(10)]
+                h.underflows.len(),
+                &h.underflows[..h.underflows.len().min(20)],
+                h.overflows.len(),
+                &h.overflows[..h.overflows.len().min(20)]
             ));
         }
         report += &format!(

@@ -651,3 +651,107 @@ fn constant_quality_with_a_peak_bounds_every_second() {
         "{rates:?}"
     );
 }
+
+/// Indices of the numbers in the first `[...]` after `key` in `text`.
+fn listed_after(text: &str, key: &str) -> (usize, Vec<u64>) {
+    let at = text
+        .find(key)
+        .unwrap_or_else(|| panic!("no '{key}' in {text}"))
+        + key.len();
+    let rest = &text[at..];
+    let count = rest.split_whitespace().next().unwrap().parse().unwrap();
+    let list = &rest[rest.find('[').unwrap() + 1..rest.find(']').unwrap()];
+    let items = list
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| s.trim().parse().unwrap())
+        .collect();
+    (count, items)
+}
+
+#[test]
+fn the_encoders_hrd_model_agrees_with_verify() {
+    // A CIF clip with a cut every 30 frames, CBR: the encoder's per-frame
+    // verdict (--stats) and verify's Annex C check name the same access
+    // units. A QP ceiling the rate control may not pass forces underflows, a
+    // floor with a high rate and no filler overflows; the others are what the
+    // rate control makes of small and one-second buffers.
+    let clip = h264_oracle::clip_with("scenecut", 352, 288, 90, true).unwrap();
+    let clip = clip.display().to_string();
+    for (tag, extra, forced) in [
+        (
+            "cpb100",
+            &["--bitrate", "500k", "--cpb-size", "100"][..],
+            false,
+        ),
+        (
+            "cpb1000",
+            &["--bitrate", "500k", "--cpb-size", "1000"][..],
+            false,
+        ),
+        (
+            "qp-max",
+            &["--bitrate", "300k", "--cpb-size", "200", "--qp-max", "20"][..],
+            true,
+        ),
+        (
+            "qp-min",
+            &["--bitrate", "2M", "--cpb-size", "200", "--qp-min", "45"][..],
+            true,
+        ),
+    ] {
+        let out = tmp(&format!("hrd-{tag}.h264")).display().to_string();
+        let st = tmp(&format!("hrd-{tag}.jsonl")).display().to_string();
+        let mut args = vec!["encode", &clip, "-o", &out, "--stats", &st];
+        args.extend_from_slice(extra);
+        let e = run(&args);
+        assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+        let flagged = |key: &str| -> Vec<u64> {
+            std::fs::read_to_string(&st)
+                .unwrap()
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| l.contains(&format!("\"{key}\":true")))
+                .map(|(i, _)| i as u64)
+                .collect()
+        };
+        let (under, over) = (flagged("hrd_underflow"), flagged("hrd_overflow"));
+        let v = run(&["verify", &out, "--hrd"]);
+        let text = String::from_utf8_lossy(&v.stderr).into_owned();
+        if under.is_empty() && over.is_empty() {
+            assert!(!forced, "{tag}: no violation where one is forced");
+            assert!(
+                v.status.success(),
+                "{tag}: the model saw no violation: {text}"
+            );
+            continue;
+        }
+        if v.status.success() {
+            // Only overflows the encoder expects at a stream's end (below).
+            assert!(
+                under.is_empty(),
+                "{tag}: the model saw {under:?} {over:?}, verify none"
+            );
+            continue;
+        }
+        let (nu, lu) = listed_after(&text, "underflow at ");
+        let (no, lo) = listed_after(&text, "overflow at ");
+        assert_eq!(nu, under.len(), "{tag}: {text}");
+        assert_eq!(lu[..], under[..lu.len()], "{tag}: {text}");
+        // Overflow depends on the bits still to come: verify knows where the
+        // stream ends and its arrival stops there, the encoder assumes more
+        // follows at the rate. So every overflow verify finds, the encoder
+        // found; it may also flag the last pictures of a stream that ends
+        // under its rate.
+        assert!(
+            no <= over.len() && lo.iter().all(|i| over.contains(i)),
+            "{tag}: {over:?} {text}"
+        );
+        // The summary says so too.
+        let summary = String::from_utf8_lossy(&e.stdout);
+        assert!(
+            summary.contains("the stream breaks its HRD"),
+            "{tag}: {summary}"
+        );
+    }
+}

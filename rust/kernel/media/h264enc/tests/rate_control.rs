@@ -34,10 +34,20 @@ fn cpb_follows_arrivals_and_removals_exactly() {
     assert_eq!(c.fullness_bits(), 60_000 - 40_000 + 10_000);
     assert_eq!(c.remove(5_000, true), 0);
     assert_eq!(c.fullness_bits(), 35_000);
-    // Too big: the picture is not all there at its removal time.
+    // Too big: the picture is not all there at its removal time; the 15000
+    // bits it still owes arrive first, so the next picture is late too.
     c.remove(50_000, true);
-    assert_eq!(c.underflows, 1);
-    assert_eq!(c.fullness_bits(), 10_000);
+    assert_eq!(
+        (c.underflows, c.fullness_bits(), c.deficit_bits()),
+        (1, 0, 5_000)
+    );
+    c.remove(1_000, true);
+    assert_eq!(
+        (c.underflows, c.fullness_bits(), c.deficit_bits()),
+        (2, 4_000, 0)
+    );
+    c.remove(0, true);
+    assert_eq!((c.underflows, c.fullness_bits()), (2, 14_000));
     // Tiny pictures: the buffer would pass 120000, filler takes the excess in whole bytes.
     let mut total_filler = 0;
     for _ in 0..20 {
@@ -45,9 +55,9 @@ fn cpb_follows_arrivals_and_removals_exactly() {
     }
     assert!(c.fullness_bits() <= 120_000);
     assert_eq!(c.overflows, 0);
-    // Bits in = bits out + what is stored: 10000 + 20 x 10000 = 20 x 1000 + filler + fullness.
+    // Bits in = bits out + what is stored: 14000 + 20 x 10000 = 20 x 1000 + filler + fullness.
     assert_eq!(
-        10_000 + 20 * 10_000,
+        14_000 + 20 * 10_000,
         20 * 1_000 + total_filler + c.fullness_bits()
     );
     // Without filler a CBR stream overflows instead.

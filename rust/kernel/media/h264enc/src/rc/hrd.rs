@@ -23,9 +23,12 @@ pub struct Cpb {
     pub cbr: bool,
     /// Fullness just before the next removal, scaled bits.
     pub fullness: u64,
-    /// Pictures that did not fit in the buffer at their removal time.
+    /// Scaled bits of pictures already removed that had not all arrived at
+    /// their removal time: arrival makes them up before filling the buffer.
+    pub deficit: u64,
+    /// Pictures not all arrived at their removal time (CPB underflow).
     pub underflows: u32,
-    /// Times the buffer overflowed (CBR only).
+    /// Pictures whose removal found the buffer over its size (CBR only).
     pub overflows: u32,
 }
 
@@ -47,6 +50,7 @@ impl Cpb {
             fps_den: u64::from(fps_den.max(1)),
             cbr,
             fullness: initial.min(size).saturating_mul(fps_num),
+            deficit: 0,
             underflows: 0,
             overflows: 0,
         }
@@ -69,17 +73,31 @@ impl Cpb {
 
     /// Removes a picture of `bits` and fills for one interval. Returns the filler
     /// bits a CBR stream must add to stay within the buffer (always 0 for VBR).
+    ///
+    /// As Annex C has it (C.1, C.3): a picture is removed at its time whether
+    /// or not it has all arrived; what has not is owed, and the pictures after
+    /// it arrive that much later, so they underflow too until arrival has
+    /// caught up. An overflow is counted for the picture whose removal finds
+    /// the buffer over its size (CBR; VBR arrival pauses when full).
     pub fn remove(&mut self, bits: u64, filler_allowed: bool) -> u64 {
+        let size_scaled = self.size.saturating_mul(self.fps_num);
+        if self.cbr && self.fullness > size_scaled {
+            self.overflows = self.overflows.saturating_add(1);
+        }
         let scaled = bits.saturating_mul(self.fps_num);
         if scaled > self.fullness {
-            self.underflows = self.underflows.saturating_add(1);
-            // The decoder waits for the data: the buffer is empty after removal.
+            self.deficit = self.deficit.saturating_add(scaled - self.fullness);
             self.fullness = 0;
         } else {
             self.fullness -= scaled;
         }
-        let size_scaled = self.size.saturating_mul(self.fps_num);
-        let next = self.fullness.saturating_add(self.arrival());
+        if self.deficit > 0 {
+            self.underflows = self.underflows.saturating_add(1);
+        }
+        // The next interval's arrival first makes up what is owed.
+        let repaid = self.arrival().min(self.deficit);
+        self.deficit -= repaid;
+        let next = self.fullness.saturating_add(self.arrival() - repaid);
         let mut filler = 0;
         if next > size_scaled {
             if self.cbr && filler_allowed {
@@ -87,24 +105,25 @@ impl Cpb {
                 let excess = (next - size_scaled).saturating_add(self.fps_num.saturating_sub(1));
                 let excess_bits = div_u64(excess, self.fps_num);
                 filler = excess_bits.div_ceil(8).saturating_mul(8);
-                self.fullness = self
-                    .fullness
-                    .saturating_sub(filler.saturating_mul(self.fps_num));
-                self.fullness = self
-                    .fullness
-                    .saturating_add(self.arrival())
+                self.fullness = next
+                    .saturating_sub(filler.saturating_mul(self.fps_num))
                     .min(size_scaled);
+            } else if self.cbr {
+                // CBR arrival never pauses: the next removal finds the
+                // buffer over its size, an overflow.
+                self.fullness = next;
             } else {
-                if self.cbr {
-                    self.overflows = self.overflows.saturating_add(1);
-                }
-                // VBR arrival pauses when full; a CBR overflow is counted above.
                 self.fullness = size_scaled;
             }
         } else {
             self.fullness = next;
         }
         filler
+    }
+
+    /// Bits still owed by pictures that were late at their removal time.
+    pub fn deficit_bits(&self) -> u64 {
+        div_u64(self.deficit, self.fps_num)
     }
 
     /// initial_cpb_removal_delay (90 kHz) that matches the current fullness.
