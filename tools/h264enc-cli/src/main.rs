@@ -61,7 +61,7 @@ enum Cmd {
 struct EncodeCli {
     /// Input: .y4m, raw .yuv (needs --size), or - for stdin (Y4M unless --size is given).
     input: String,
-    /// Output .h264 (Annex B byte stream).
+    /// Output .h264 (Annex B byte stream), or - for stdout (the summary then goes to stderr).
     #[arg(short, long)]
     output: String,
     /// Raw input size, WxH.
@@ -232,6 +232,10 @@ fn main() {
             };
             encode::run(&args).map(|s| {
                 if e.quiet {
+                    String::new()
+                } else if e.output == "-" {
+                    // The stream has standard output: the summary goes to stderr.
+                    eprint!("{}", s.text("standard output"));
                     String::new()
                 } else {
                     s.text(&e.output)

@@ -755,3 +755,41 @@ fn the_encoders_hrd_model_agrees_with_verify() {
         );
     }
 }
+
+#[test]
+fn encodes_from_a_pipe_to_a_pipe() {
+    // ffmpeg | h264enc encode - -o - | (the stream), summary on stderr.
+    let ffmpeg = Command::new("ffmpeg")
+        .args(["-loglevel", "error", "-f", "lavfi", "-i"])
+        .args([
+            "testsrc2=size=176x144:rate=30",
+            "-frames:v",
+            "12",
+            "-pix_fmt",
+            "yuv420p",
+        ])
+        .args(["-f", "yuv4mpegpipe", "-"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("ffmpeg");
+    let dir = tmp("pipe");
+    std::fs::create_dir_all(&dir).unwrap();
+    let r = Command::new(bin())
+        .args(["encode", "-", "-o", "-", "--bitrate", "200k"])
+        .current_dir(&dir)
+        .stdin(ffmpeg.stdout.unwrap())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert!(
+        err.contains("12 frames 176x144"),
+        "the summary goes to stderr: {err}"
+    );
+    assert!(!dir.join("-").exists() && !dir.join("-.part").exists());
+    let out = tmp("pipe.h264");
+    std::fs::write(&out, &r.stdout).unwrap();
+    let v = run(&["verify", &out.display().to_string(), "--hrd"]);
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    assert!(String::from_utf8_lossy(&v.stdout).contains("12 access units"));
+}
