@@ -417,6 +417,28 @@ fn hrd_check_reads_another_encoders_hrd() {
     assert!(String::from_utf8_lossy(&v.stdout).contains("HRD conforms: 60 access units, CBR"));
 }
 
+/// Encodes the carphone camera clip (QCIF, 60 frames, 30 fps) with `extra`
+/// options, with its reconstruction and statistics; returns the stream,
+/// reconstruction and statistics paths and the finished run.
+fn encode_camera(tag: &str, extra: &[&str]) -> (String, String, String, Output) {
+    let raw = h264_oracle::clip_with("carphone", 176, 144, 60, false).unwrap();
+    let raw = raw.display().to_string();
+    let [out, rec, st] =
+        ["h264", "yuv", "jsonl"].map(|e| tmp(&format!("{tag}.{e}")).display().to_string());
+    let mut args = vec![
+        "encode", &raw, "--size", "176x144", "--fps", "30", "-o", &out, "--recon", &rec, "--stats",
+        &st,
+    ];
+    args.extend_from_slice(extra);
+    let e = run(&args);
+    assert!(
+        e.status.success(),
+        "{tag}: {}",
+        String::from_utf8_lossy(&e.stderr)
+    );
+    (out, rec, st, e)
+}
+
 /// Bit rate of each temporal layer's own pictures after the first second
 /// (stats of a 30 fps stream): each layer's average picture times its
 /// pictures per second in the L1T2 / L1T3 pattern.
@@ -452,50 +474,16 @@ fn layer_rates_from_stats(stats: &str, layers: usize) -> Vec<f64> {
 
 #[test]
 fn temporal_layers_carry_their_share_and_decode_alone() {
-    let raw = h264_oracle::clip_with("carphone", 176, 144, 60, false).unwrap();
-    let raw = raw.display().to_string();
     for (tag, layers, split, rc) in [
         ("l1t3-default", "3", None, "cbr"),
         ("l1t2-70-30", "2", Some("70,30"), "cbr"),
         ("l1t3-vbr", "3", Some("50,25,25"), "vbr"),
     ] {
-        let out = tmp(&format!("{tag}.h264"));
-        let rec = tmp(&format!("{tag}.yuv"));
-        let stats = tmp(&format!("{tag}.jsonl"));
-        let (o, r, st) = (
-            out.display().to_string(),
-            rec.display().to_string(),
-            stats.display().to_string(),
-        );
-        let mut args = vec![
-            "encode",
-            &raw,
-            "--size",
-            "176x144",
-            "--fps",
-            "30",
-            "-o",
-            &o,
-            "--recon",
-            &r,
-            "--stats",
-            &st,
-            "--rc",
-            rc,
-            "--bitrate",
-            "200k",
-            "--temporal-layers",
-            layers,
-        ];
+        let mut extra = vec!["--rc", rc, "--bitrate", "200k", "--temporal-layers", layers];
         if let Some(s) = split {
-            args.extend(["--layer-split", s]);
+            extra.extend(["--layer-split", s]);
         }
-        let e = run(&args);
-        assert!(
-            e.status.success(),
-            "{tag}: {}",
-            String::from_utf8_lossy(&e.stderr)
-        );
+        let (o, r, stats, e) = encode_camera(tag, &extra);
         let summary = String::from_utf8_lossy(&e.stdout);
         assert!(summary.contains("layers   0..0:"), "{tag}: {summary}");
         // The documented defaults: 60,40 and 40,20,40.
@@ -590,35 +578,11 @@ fn temporal_layers_carry_their_share_and_decode_alone() {
 
 #[test]
 fn constant_quality_with_a_peak_bounds_every_second() {
-    let raw = h264_oracle::clip_with("carphone", 176, 144, 60, false).unwrap();
-    let raw = raw.display().to_string();
     let peak = 250_000.0;
     let mut rates = Vec::new();
     for q in ["40", "60", "80", "100"] {
-        let out = tmp(&format!("cq-peak{q}.h264")).display().to_string();
-        let rec = tmp(&format!("cq-peak{q}.yuv")).display().to_string();
-        let st = tmp(&format!("cq-peak{q}.jsonl")).display().to_string();
-        let e = run(&[
-            "encode",
-            &raw,
-            "--size",
-            "176x144",
-            "--fps",
-            "30",
-            "-o",
-            &out,
-            "--recon",
-            &rec,
-            "--stats",
-            &st,
-            "--rc",
-            "cq",
-            "--quality",
-            q,
-            "--max-bitrate",
-            "250k",
-        ]);
-        assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+        let extra = ["--rc", "cq", "--quality", q, "--max-bitrate", "250k"];
+        let (out, rec, st, e) = encode_camera(&format!("cq-peak{q}"), &extra);
         let summary = String::from_utf8_lossy(&e.stdout);
         assert!(summary.contains("the peak 250.0 kb"), "{summary}");
         let v = run(&["verify", &out, "--recon", &rec]);
