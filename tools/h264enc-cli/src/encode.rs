@@ -330,6 +330,69 @@ fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
     out
 }
 
+/// Where the stream goes: a file, written as NAME.part and renamed when the
+/// encode succeeds (a failed encode leaves nothing), or standard output
+/// (`-o -`), written as the access units come.
+enum Output {
+    File {
+        path: String,
+        part: String,
+        file: std::fs::File,
+    },
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+}
+
+impl Output {
+    fn create(path: &str) -> Result<Output, String> {
+        use std::io::IsTerminal;
+        if path == "-" {
+            if std::io::stdout().is_terminal() {
+                return Err("-o -: standard output is a terminal, not a pipe or a file".into());
+            }
+            return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
+        }
+        let part = format!("{path}.part");
+        let file = std::fs::File::create(&part).map_err(|e| format!("cannot write {path}: {e}"))?;
+        Ok(Output::File {
+            path: path.to_string(),
+            part,
+            file,
+        })
+    }
+
+    fn write_all(&mut self, data: &[u8]) -> Result<(), String> {
+        match self {
+            Output::File { path, file, .. } => file
+                .write_all(data)
+                .map_err(|e| format!("cannot write {path}: {e}")),
+            // Each access unit goes down the pipe as soon as it is coded.
+            Output::Stdout(w) => w
+                .write_all(data)
+                .and_then(|()| w.flush())
+                .map_err(|e| format!("cannot write the stream to standard output: {e}")),
+        }
+    }
+
+    fn finish(self) -> Result<(), String> {
+        match self {
+            Output::File { path, part, file } => {
+                file.sync_all().ok();
+                std::fs::rename(&part, &path).map_err(|e| format!("cannot write {path}: {e}"))
+            }
+            Output::Stdout(mut w) => w
+                .flush()
+                .map_err(|e| format!("cannot write the stream to standard output: {e}")),
+        }
+    }
+
+    /// Drops what a failed encode wrote (a file; a pipe keeps what it took).
+    fn abandon(self) {
+        if let Output::File { part, .. } = self {
+            let _ = std::fs::remove_file(part);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,68 +455,5 @@ mod tests {
         );
         assert!(!std::path::Path::new(&output).exists());
         assert!(!std::path::Path::new(&format!("{output}.part")).exists());
-    }
-}
-
-/// Where the stream goes: a file, written as NAME.part and renamed when the
-/// encode succeeds (a failed encode leaves nothing), or standard output
-/// (`-o -`), written as the access units come.
-enum Output {
-    File {
-        path: String,
-        part: String,
-        file: std::fs::File,
-    },
-    Stdout(std::io::BufWriter<std::io::Stdout>),
-}
-
-impl Output {
-    fn create(path: &str) -> Result<Output, String> {
-        use std::io::IsTerminal;
-        if path == "-" {
-            if std::io::stdout().is_terminal() {
-                return Err("-o -: standard output is a terminal, not a pipe or a file".into());
-            }
-            return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
-        }
-        let part = format!("{path}.part");
-        let file = std::fs::File::create(&part).map_err(|e| format!("cannot write {path}: {e}"))?;
-        Ok(Output::File {
-            path: path.to_string(),
-            part,
-            file,
-        })
-    }
-
-    fn write_all(&mut self, data: &[u8]) -> Result<(), String> {
-        match self {
-            Output::File { path, file, .. } => file
-                .write_all(data)
-                .map_err(|e| format!("cannot write {path}: {e}")),
-            // Each access unit goes down the pipe as soon as it is coded.
-            Output::Stdout(w) => w
-                .write_all(data)
-                .and_then(|()| w.flush())
-                .map_err(|e| format!("cannot write the stream to standard output: {e}")),
-        }
-    }
-
-    fn finish(self) -> Result<(), String> {
-        match self {
-            Output::File { path, part, file } => {
-                file.sync_all().ok();
-                std::fs::rename(&part, &path).map_err(|e| format!("cannot write {path}: {e}"))
-            }
-            Output::Stdout(mut w) => w
-                .flush()
-                .map_err(|e| format!("cannot write the stream to standard output: {e}")),
-        }
-    }
-
-    /// Drops what a failed encode wrote (a file; a pipe keeps what it took).
-    fn abandon(self) {
-        if let Output::File { part, .. } = self {
-            let _ = std::fs::remove_file(part);
-        }
     }
 }

@@ -723,7 +723,7 @@ fn the_encoders_hrd_model_agrees_with_verify() {
 #[test]
 fn encodes_from_a_pipe_to_a_pipe() {
     // ffmpeg | h264enc encode - -o - | (the stream), summary on stderr.
-    let ffmpeg = Command::new("ffmpeg")
+    let mut ffmpeg = Command::new("ffmpeg")
         .args(["-loglevel", "error", "-f", "lavfi", "-i"])
         .args([
             "testsrc2=size=176x144:rate=30",
@@ -741,9 +741,10 @@ fn encodes_from_a_pipe_to_a_pipe() {
     let r = Command::new(bin())
         .args(["encode", "-", "-o", "-", "--bitrate", "200k"])
         .current_dir(&dir)
-        .stdin(ffmpeg.stdout.unwrap())
+        .stdin(ffmpeg.stdout.take().unwrap())
         .output()
         .unwrap();
+    assert!(ffmpeg.wait().unwrap().success());
     let err = String::from_utf8_lossy(&r.stderr);
     assert!(r.status.success(), "{err}");
     assert!(
