@@ -89,18 +89,15 @@ impl Summary {
     pub fn prefix_rates(&self, from: usize) -> Vec<f64> {
         let n = self.layer_rates.len();
         let f = &self.frames[from.min(self.frames.len())..];
-        let per_second: &[f64] = match n {
-            2 => &[0.5, 0.5],
-            3 => &[0.25, 0.25, 0.5],
-            _ => &[1.0],
-        };
+        let (count, period) = h264enc::gop::pictures_per_period(n as u8);
         let layer_rate = |k: usize| {
             let bits: Vec<f64> = f
                 .iter()
                 .filter(|s| usize::from(s.temporal_id) == k)
                 .map(|s| f64::from(s.bits))
                 .collect();
-            bits.iter().sum::<f64>() / bits.len().max(1) as f64 * per_second[k] * self.fps()
+            bits.iter().sum::<f64>() / bits.len().max(1) as f64 * count[k] as f64 / period as f64
+                * self.fps()
         };
         (0..n).map(|k| (0..=k).map(layer_rate).sum()).collect()
     }

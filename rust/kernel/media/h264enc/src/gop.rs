@@ -6,6 +6,28 @@
 const L1T2: [u8; 2] = [0, 1];
 const L1T3: [u8; 4] = [0, 2, 1, 2];
 
+/// The pattern of `temporal_layers` layers: the layer of each position.
+fn pattern(temporal_layers: u8) -> &'static [u8] {
+    match temporal_layers {
+        2 => &L1T2,
+        3 => &L1T3,
+        _ => &[0],
+    }
+}
+
+/// Pictures of each temporal layer in one period of the pattern of
+/// `temporal_layers` layers, and the period: a layer's share of the pictures.
+pub fn pictures_per_period(temporal_layers: u8) -> ([u64; 3], u64) {
+    let p = pattern(temporal_layers);
+    let mut count = [0u64; 3];
+    for &t in p {
+        if let Some(c) = count.get_mut(usize::from(t)) {
+            *c = c.saturating_add(1);
+        }
+    }
+    (count, p.len() as u64)
+}
+
 /// The GOP settings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
@@ -69,17 +91,11 @@ impl GopConfig {
                 ref_choice: RefChoice::Previous,
             };
         }
-        let temporal_id = match self.temporal_layers {
-            2 => L1T2
-                .get((frames_since_idr % 2) as usize)
-                .copied()
-                .unwrap_or(0),
-            3 => L1T3
-                .get((frames_since_idr % 4) as usize)
-                .copied()
-                .unwrap_or(0),
-            _ => 0,
-        };
+        let p = pattern(self.temporal_layers);
+        let temporal_id = p
+            .get(frames_since_idr.checked_rem(p.len() as u64).unwrap_or(0) as usize)
+            .copied()
+            .unwrap_or(0);
         let top = self.temporal_layers.max(1) - 1;
         let reference = temporal_id == 0 || temporal_id < top;
         let ltr = self.long_term

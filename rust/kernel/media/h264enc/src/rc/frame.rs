@@ -12,6 +12,7 @@ use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
 
 use super::super::config::layer_split_total;
 use super::super::error::{Error, Result};
+use super::super::gop::pictures_per_period;
 use super::super::math::{div_u64, log2_q8, mul_div};
 
 /// Settings of the frame-level controller.
@@ -52,16 +53,6 @@ pub struct FrameRcConfig {
 const I: usize = 0;
 const P: usize = 1;
 const MODELS: usize = 4;
-
-/// Pictures of each temporal layer in one period of the L1T2 and L1T3
-/// patterns (gop.rs), and the period.
-fn layer_pattern(layers: u8) -> ([u64; 3], u64) {
-    match layers {
-        2 => ([1, 1, 0], 2),
-        3 => ([1, 1, 2], 4),
-        _ => ([1, 0, 0], 1),
-    }
-}
 
 /// The share of layers 0..=k together, in 1/65536.
 fn prefix_share(shares: &[u32; 3], k: usize) -> u64 {
@@ -193,7 +184,7 @@ impl FrameRc {
     /// is the stream's.
     fn layer_bits_per_frame(&self, t: usize) -> u64 {
         let b = self.bits_per_frame();
-        let (count, period) = layer_pattern(self.cfg.temporal_layers);
+        let (count, period) = pictures_per_period(self.cfg.temporal_layers);
         match (self.cfg.layer_share_q16.get(t), count.get(t)) {
             (Some(&share), Some(&c)) if self.split() && c != 0 => {
                 // b * share * period / count: at most 2^32 * 2^16 * 4.
@@ -304,10 +295,7 @@ impl RateController for FrameRc {
         // A model that has not seen a picture of this kind yet may be far
         // off: leave it room for twice what it plans.
         let unknown = !self.known.get(t).copied().unwrap_or(false);
-        let room = fullness
-            .saturating_mul(7)
-            .wrapping_div(8)
-            .min(self.prefix_room(layer));
+        let room = (fullness.saturating_mul(7) / 8).min(self.prefix_room(layer));
         let target = target
             .min(if unknown && self.split() {
                 room / 2
