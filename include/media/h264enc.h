@@ -580,9 +580,15 @@ struct h264enc_frame_status {
 	 */
 	__u8 hrd_flags;
 	/**
+	 * @passes: Hardware runs the picture took: 1, or more when a coding
+	 * would have broken the HRD and the picture was coded again at a
+	 * coarser QP.
+	 */
+	__u8 passes;
+	/**
 	 * @reserved: Zero.
 	 */
-	__u8 reserved[2];
+	__u8 reserved;
 };
 
 /**
@@ -718,6 +724,33 @@ int h264enc_plan_frame(struct h264enc_ctx *ctx,
  * if @len is too small.
  */
 int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
+
+/**
+ * h264enc_replan_frame() - Decides whether to code the planned frame again,
+ * from the feedback of a hardware run of it.
+ * @ctx: a context with a planned frame.
+ * @fb: the feedback the driver read from the hardware's registers.
+ * @plan: on 1, the new plan to program (the QP and the in-frame rate control
+ * change; the headers already written stay).
+ *
+ * A CBR or VBR picture that would underflow the CPB (a scene cut in a P picture
+ * with a low-delay buffer) is coded again at a coarser QP, up to three runs in
+ * all; &h264enc_frame_status.passes reports the runs it took.
+ *
+ * Safety: @ctx must be null or an initialized context, @fb null or readable and
+ * @plan null or writable, each used by no other call meanwhile.
+ *
+ * Context: Any context, hard IRQ included: it does not sleep, allocate or take
+ * locks. hantro calls it from its done work item. The caller serializes it with
+ * every other call on @ctx; calls on distinct contexts may run concurrently.
+ *
+ * Return: 1 when the frame is to be coded again with ``*plan``, 0 to complete
+ * it with h264enc_complete_frame(), or a negative errno: -EINVAL for a null
+ * pointer or an uninitialized context, -EBUSY if no frame is planned.
+ */
+int h264enc_replan_frame(struct h264enc_ctx *ctx,
+			 const struct h264enc_hw_feedback *fb,
+			 struct h264enc_frame_plan *plan);
 
 /**
  * h264enc_complete_frame() - Completes the planned frame from what the hardware

@@ -1812,7 +1812,9 @@ struct v4l2_ctrl_h264_encode_rc {
  *	V4L2_H264_SLICE_TYPE_I.
  * @nal_ref_idc: nal_ref_idc of the frame's slices (0: not a reference).
  * @temporal_id: temporal layer of the frame, 0 for the base layer.
- * @reserved0: must be zero.
+ * @passes: times the hardware coded the frame: 1, or more when a coding
+ *	would have broken the HRD (an underflow of the CPB) and the driver
+ *	coded the frame again at a coarser QP before completing the request.
  * @reserved: must be zero.
  *
  * The driver sets this control in the request of the frame when it completes;
@@ -1834,7 +1836,7 @@ struct v4l2_ctrl_h264_encode_feedback {
 	__u8 slice_type;
 	__u8 nal_ref_idc;
 	__u8 temporal_id;
-	__u8 reserved0;
+	__u8 passes;
 	__u32 reserved[4];
 };
 

@@ -25,6 +25,9 @@ pub struct FrameStat {
     pub hrd_underflow: bool,
     /// The CPB overflowed while this access unit arrived.
     pub hrd_overflow: bool,
+    /// Times the device coded the frame (more than 1: coded again so that
+    /// the CPB would not underflow).
+    pub passes: u8,
     pub psnr_y: Option<f64>,
 }
 
@@ -206,6 +209,21 @@ impl Summary {
         };
         s += &hrd("underflow", &|f| f.hrd_underflow);
         s += &hrd("overflow", &|f| f.hrd_overflow);
+        let again: Vec<&FrameStat> = self.frames.iter().filter(|f| f.passes > 1).collect();
+        if !again.is_empty() {
+            let shown: Vec<String> = again
+                .iter()
+                .take(10)
+                .map(|f| format!("{} ({}x)", f.index, f.passes))
+                .collect();
+            let more = if again.len() > 10 { ", ..." } else { "" };
+            let _ = writeln!(
+                s,
+                "  recoded  {} frames coded again at a coarser QP to keep the CPB: {}{more}",
+                again.len(),
+                shown.join(", ")
+            );
+        }
         let psnrs: Vec<f64> = self.frames.iter().filter_map(|f| f.psnr_y).collect();
         if !psnrs.is_empty() {
             let _ = writeln!(
@@ -223,7 +241,7 @@ impl Summary {
         for f in &self.frames {
             let _ = writeln!(
                 out,
-                "{{\"index\":{},\"type\":\"{}\",\"nal_ref_idc\":{},\"temporal_layer\":{},\"qp\":{:.3},\"bits\":{},\"target_bits\":{},\"cpb_fullness\":{},\"frame_num\":{},\"poc\":{},\"long_term\":{},\"dpb\":{:?},\"hrd_underflow\":{},\"hrd_overflow\":{},\"psnr_y\":{}}}",
+                "{{\"index\":{},\"type\":\"{}\",\"nal_ref_idc\":{},\"temporal_layer\":{},\"qp\":{:.3},\"bits\":{},\"target_bits\":{},\"cpb_fullness\":{},\"frame_num\":{},\"poc\":{},\"long_term\":{},\"dpb\":{:?},\"hrd_underflow\":{},\"hrd_overflow\":{},\"passes\":{},\"psnr_y\":{}}}",
                 f.index,
                 if f.idr { "I" } else { "P" },
                 f.nal_ref_idc,
@@ -238,6 +256,7 @@ impl Summary {
                 f.dpb,
                 f.hrd_underflow,
                 f.hrd_overflow,
+                f.passes,
                 f.psnr_y.map_or("null".to_string(), |p| format!("{p:.3}"))
             );
         }

@@ -42,7 +42,7 @@ int main(void)
 	FIELD(v4l2_ctrl_h264_encode_feedback, slice_type);
 	FIELD(v4l2_ctrl_h264_encode_feedback, nal_ref_idc);
 	FIELD(v4l2_ctrl_h264_encode_feedback, temporal_id);
-	FIELD(v4l2_ctrl_h264_encode_feedback, reserved0);
+	FIELD(v4l2_ctrl_h264_encode_feedback, passes);
 	FIELD(v4l2_ctrl_h264_encode_feedback, reserved);
 	END(v4l2_ctrl_h264_encode_feedback);
 	/* The decoder's DPB entry, which the feedback reuses. */

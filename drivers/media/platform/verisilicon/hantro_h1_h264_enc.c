@@ -444,6 +444,43 @@ static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 	hantro_h1_h264_enc_set_stats(ctx, no_stats);
 }
 
+/*
+ * Programs the planned frame (enc->plan) and starts the hardware: the
+ * headers, the source, the parameters, then the watchdog and the enable bit.
+ */
+static int hantro_h264_enc_start(struct hantro_ctx *ctx,
+				 struct vb2_v4l2_buffer *src,
+				 struct vb2_v4l2_buffer *dst)
+{
+	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
+	struct hantro_dev *vpu = ctx->dev;
+	int ret;
+
+	ret = hantro_h264_enc_set_output(vpu, ctx, &dst->vb2_buf);
+	if (ret)
+		return ret;
+	hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
+	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &enc->cfg);
+	/* For this codec it only arms the watchdog: the IRQ handler cancels it. */
+	hantro_end_prepare_run(ctx);
+	/* As the JPEG encoder: bursts of 16, the byte order of the buses. */
+	vepu_write_relaxed(vpu, H1_REG_AXI_CTRL_OUTPUT_SWAP16 |
+			   H1_REG_AXI_CTRL_INPUT_SWAP16 |
+			   H1_REG_AXI_CTRL_BURST_LEN(16) |
+			   H1_REG_AXI_CTRL_OUTPUT_SWAP32 |
+			   H1_REG_AXI_CTRL_INPUT_SWAP32 |
+			   H1_REG_AXI_CTRL_OUTPUT_SWAP8 |
+			   H1_REG_AXI_CTRL_INPUT_SWAP8, H1_REG_AXI_CTRL);
+	vepu_write(vpu, H1_REG_ENC_CTRL_EN_BIT | H1_REG_ENC_CTRL_ENC_MODE_H264 |
+		   (enc->plan.slice_type == 2 ? H1_REG_ENC_PIC_INTRA :
+						H1_REG_ENC_PIC_INTER) |
+		   H1_REG_ENC_CTRL_WIDTH(mbs(ctx->dst_fmt.width)) |
+		   H1_REG_ENC_CTRL_HEIGHT(mbs(ctx->dst_fmt.height)) |
+		   H1_REG_ENC_CTRL_NAL_MODE_BIT | H1_REG_ENC_CTRL_TIMEOUT_EN,
+		   H1_REG_ENC_CTRL);
+	return 0;
+}
+
 /**
  * hantro_h1_h264_enc_run() - encode the next frame
  * @ctx: the hantro context
@@ -479,27 +516,9 @@ int hantro_h1_h264_enc_run(struct hantro_ctx *ctx)
 	if (ret)
 		goto err;
 	enc->pending = true;
-	ret = hantro_h264_enc_set_output(vpu, ctx, &dst->vb2_buf);
+	ret = hantro_h264_enc_start(ctx, src, dst);
 	if (ret)
 		goto err;
-	hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
-	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &enc->cfg);
-	hantro_end_prepare_run(ctx);
-	/* As the JPEG encoder: bursts of 16, the byte order of the buses. */
-	vepu_write_relaxed(vpu, H1_REG_AXI_CTRL_OUTPUT_SWAP16 |
-			   H1_REG_AXI_CTRL_INPUT_SWAP16 |
-			   H1_REG_AXI_CTRL_BURST_LEN(16) |
-			   H1_REG_AXI_CTRL_OUTPUT_SWAP32 |
-			   H1_REG_AXI_CTRL_INPUT_SWAP32 |
-			   H1_REG_AXI_CTRL_OUTPUT_SWAP8 |
-			   H1_REG_AXI_CTRL_INPUT_SWAP8, H1_REG_AXI_CTRL);
-	vepu_write(vpu, H1_REG_ENC_CTRL_EN_BIT | H1_REG_ENC_CTRL_ENC_MODE_H264 |
-		   (enc->plan.slice_type == 2 ? H1_REG_ENC_PIC_INTRA :
-						H1_REG_ENC_PIC_INTER) |
-		   H1_REG_ENC_CTRL_WIDTH(mbs(ctx->dst_fmt.width)) |
-		   H1_REG_ENC_CTRL_HEIGHT(mbs(ctx->dst_fmt.height)) |
-		   H1_REG_ENC_CTRL_NAL_MODE_BIT | H1_REG_ENC_CTRL_TIMEOUT_EN,
-		   H1_REG_ENC_CTRL);
 	return 0;
 
 err:
@@ -579,11 +598,16 @@ static void hantro_h264_enc_stats(const struct h264enc_hw_feedback *hw,
 		stats[HANTRO_H1_H264_ENC_STAT_CHECKPOINT(i)] = hw->checkpoints[i];
 }
 
+/* hantro_h264_enc_done(): the frame is being coded again. */
+#define HANTRO_H264_ENC_RESTARTED	1
+
 /*
  * A frame the hardware completed: hands the feedback registers, the slices and
  * the NAL size table to the core, which verifies them against the plan and
  * updates the stream state; appends the filler the core asks for and sets the
- * payload, flags and feedback. Returns -EPROTO for a frame the core refuses.
+ * payload, flags and feedback. Returns -EPROTO for a frame the core refuses,
+ * or HANTRO_H264_ENC_RESTARTED when the core asked for another coding of it,
+ * which the hardware has begun.
  */
 static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 {
@@ -626,8 +650,18 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 		ret = payload;
 		h264enc_abort_frame(enc->core);
 	} else {
-		ret = h264enc_complete_frame(enc->core, &hw, buf + enc->header_bytes,
-					     hw.stream_bits / 8, table, nals, &st);
+		/* A picture that would break the HRD is coded again, coarser. */
+		ret = h264enc_replan_frame(enc->core, &hw, &enc->plan);
+		if (ret > 0) {
+			enc->pending = true;
+			ret = hantro_h264_enc_start(ctx, hantro_get_src_buf(ctx), dst);
+			return ret ? ret : HANTRO_H264_ENC_RESTARTED;
+		}
+		if (!ret)
+			ret = h264enc_complete_frame(enc->core, &hw,
+						     buf + enc->header_bytes,
+						     hw.stream_bits / 8, table,
+						     nals, &st);
 	}
 	if (ret) {
 		dev_warn(vpu->dev, "h264 encode: frame dropped, the hardware's output is not the plan's (%d)\n",
@@ -656,6 +690,7 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 	fb->slice_type = st.slice_type;
 	fb->nal_ref_idc = st.nal_ref_idc;
 	fb->temporal_id = st.temporal_id;
+	fb->passes = st.passes;
 	hantro_h264_enc_report_dpb(enc, fb);
 	hantro_h1_h264_enc_set_feedback(ctx, fb);
 	hantro_h264_enc_stats(&hw, stats);
@@ -673,6 +708,9 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
  * Return: the state of the job's buffers: VB2_BUF_STATE_DONE, or
  * VB2_BUF_STATE_ERROR with an empty CAPTURE buffer when the hardware reported
  * an error or the core refused its output; the feedback then says why.
+ * VB2_BUF_STATE_ACTIVE when the frame would have broken the HRD and the
+ * hardware is coding it again at a coarser QP: the job goes on, and its next
+ * interrupt finishes it.
  */
 enum vb2_buffer_state hantro_h1_h264_enc_finish(struct hantro_ctx *ctx,
 						enum vb2_buffer_state result)
@@ -683,6 +721,8 @@ enum vb2_buffer_state hantro_h1_h264_enc_finish(struct hantro_ctx *ctx,
 
 	if (result == VB2_BUF_STATE_DONE) {
 		ret = hantro_h264_enc_done(ctx);
+		if (ret == HANTRO_H264_ENC_RESTARTED)
+			return VB2_BUF_STATE_ACTIVE;
 	} else {
 		ret = status & H1_REG_INTERRUPT_BUFFER_FULL ? -ENOSPC : -EIO;
 		dev_warn(ctx->dev->dev, "h264 encode: the hardware reported an error (status %#x)\n",

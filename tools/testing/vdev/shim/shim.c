@@ -401,9 +401,9 @@ int vdev_encode(struct vdev *v, const u8 *frame, u32 frame_len, u64 timestamp,
 	vdev_host_reg_write(v->host, H1_REG_INTERRUPT, 0);
 
 	ret = hantro_h1_h264_enc_run(&v->ctx);
-	if (ret) {
-		state = VB2_BUF_STATE_ERROR;
-	} else {
+	state = ret ? VB2_BUF_STATE_ERROR : VB2_BUF_STATE_ACTIVE;
+	/* The model ran when the enable bit was written; a frame coded again runs again. */
+	while (state == VB2_BUF_STATE_ACTIVE) {
 		/* The interrupt handler of the H1 (rockchip_vpu_hw.c) in userspace. */
 		status = vdev_host_reg_read(v->host, H1_REG_INTERRUPT);
 		v->vpu.enc_irq_status = status;

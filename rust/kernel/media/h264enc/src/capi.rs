@@ -272,6 +272,55 @@ pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len:
     }
 }
 
+/// Decides whether to code the planned frame again, from the feedback of a
+/// hardware run of it.
+///
+/// - `ctx`: a context with a planned frame.
+/// - `fb`: the feedback the driver read from the hardware's registers.
+/// - `plan`: on 1, the new plan to program (the QP and the in-frame rate
+///   control change; the headers already written stay).
+///
+/// A CBR or VBR picture that would underflow the CPB (a scene cut in a P
+/// picture with a low-delay buffer) is coded again at a coarser QP, up to
+/// three runs in all; [`FrameStatus::passes`] reports the runs it took.
+///
+/// # Safety
+///
+/// `ctx` must be null or an initialized context, `fb` null or readable and
+/// `plan` null or writable, each used by no other call meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// hantro calls it from its done work item. The caller serializes it with
+/// every other call on `ctx`; calls on distinct contexts may run concurrently.
+///
+/// # Return
+///
+/// 1 when the frame is to be coded again with `*plan`, 0 to complete it with
+/// [`h264enc_complete_frame`], or a negative errno: -EINVAL for a null pointer
+/// or an uninitialized context, -EBUSY if no frame is planned.
+#[no_mangle]
+pub unsafe extern "C" fn h264enc_replan_frame(
+    ctx: *mut Ctx,
+    fb: *const HwFeedback,
+    plan: *mut FramePlan,
+) -> i32 {
+    // SAFETY: the caller guarantees the pointers are null or valid and unaliased.
+    let (enc, fb, plan) = match unsafe { (encoder(ctx), fb.as_ref(), plan.as_mut()) } {
+        (Some(e), Some(f), Some(p)) => (e, f, p),
+        _ => return EINVAL,
+    };
+    match enc.replan_frame(fb) {
+        Ok(Some(p)) => {
+            *plan = p;
+            1
+        }
+        Ok(None) => 0,
+        Err(e) => errno(e),
+    }
+}
+
 /// Completes the planned frame from what the hardware wrote and reported.
 ///
 /// - `ctx`: a context with a planned frame.

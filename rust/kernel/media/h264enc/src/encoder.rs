@@ -12,7 +12,6 @@ use super::error::{Error, Result};
 use super::gop::{Decision, GopConfig, RefChoice};
 use super::level::{self, LevelNeeds};
 use super::math::{div_u64, mul_div};
-use super::nal::START_CODE;
 use super::plan::{
     slice_type, FramePlan, FrameStatus, HwFeedback, H264ENC_HRD_OVERFLOW, H264ENC_HRD_UNDERFLOW,
 };
@@ -24,14 +23,11 @@ use super::rc::frame::{FrameRc, FrameRcConfig};
 use super::rc::inframe::{InFrameLearner, InFramePlan};
 use super::rc::{FrameInfo, FrameResult, RateController, Rc};
 use super::sei::{self, SeiTiming};
-use super::slice_header::{self, ParseContext};
 use super::sps::{Colour, Crop, Hrd, SeqParams};
+use super::verify::{check_frame, StreamParams, PIC_INIT_QP};
 
 /// Largest header block the core writes in front of a picture (AUD, SPS, PPS, SEI).
 pub const MAX_HEADER_BYTES: usize = 256;
-
-/// pic_init_qp of the core's PPS.
-const PIC_INIT_QP: i32 = 26;
 
 /// The frame between plan and completion.
 #[derive(Clone, Copy, Debug)]
@@ -45,7 +41,14 @@ struct Pending {
     pic_order_cnt: i32,
     header_bits: u32,
     inframe: InFramePlan,
+    /// Hardware runs so far (the frame is coded again when the first would
+    /// break the HRD).
+    passes: u8,
 }
+
+/// Most hardware runs of one frame: a coarser QP from a measured picture
+/// nearly always fits at the second; the third is the last resort.
+const MAX_PASSES: u8 = 3;
 
 /// Running totals, for the driver's statistics.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -427,6 +430,7 @@ impl Encoder {
             pic_order_cnt,
             header_bits: 0,
             inframe: InFramePlan::default(),
+            passes: 1,
         });
         let header_bits = (self.header_len()? as u32).saturating_mul(8);
         let info = FrameInfo {
@@ -451,24 +455,7 @@ impl Encoder {
         plan.qp_min = q.qp_min;
         plan.qp_max = q.qp_max;
         plan.target_bits = q.target_bits;
-        let mut inframe = InFramePlan::default();
-        // The hardware's in-frame control runs wherever a picture has a
-        // target: always with CBR and VBR, and in constant quality where the
-        // peak holds a picture back.
-        if matches!(self.rc, Rc::Frame(_)) || (matches!(self.rc, Rc::Cq(_)) && q.target_bits > 0) {
-            let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
-            inframe = self.inframe.plan(
-                q.target_bits.saturating_sub(header_bits),
-                mbs,
-                !decision.idr,
-            );
-        }
-        plan.checkpoint_distance = inframe.distance;
-        plan.checkpoint_targets = inframe.targets;
-        plan.checkpoint_word_err = inframe.word_err;
-        plan.checkpoint_delta_qp = inframe.delta_qp;
-        plan.mad_threshold = inframe.mad_threshold;
-        plan.mad_qp_adjust = inframe.mad_qp_adjust;
+        let inframe = self.plan_inframe(&mut plan, header_bits, !decision.idr);
         self.pending = Some(Pending {
             plan,
             decision,
@@ -477,8 +464,67 @@ impl Encoder {
             pic_order_cnt,
             header_bits,
             inframe,
+            passes: 1,
         });
         Ok(plan)
+    }
+
+    /// Plans the hardware's in-frame rate control for `plan`'s target, and
+    /// sets its registers' values in the plan.
+    fn plan_inframe(&self, plan: &mut FramePlan, header_bits: u32, inter: bool) -> InFramePlan {
+        let mut inframe = InFramePlan::default();
+        // The hardware's in-frame control runs wherever a picture has a
+        // target: always with CBR and VBR, and in constant quality where the
+        // peak holds a picture back.
+        if matches!(self.rc, Rc::Frame(_)) || (matches!(self.rc, Rc::Cq(_)) && plan.target_bits > 0)
+        {
+            let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+            inframe = self
+                .inframe
+                .plan(plan.target_bits.saturating_sub(header_bits), mbs, inter);
+        }
+        plan.checkpoint_distance = inframe.distance;
+        plan.checkpoint_targets = inframe.targets;
+        plan.checkpoint_word_err = inframe.word_err;
+        plan.checkpoint_delta_qp = inframe.delta_qp;
+        plan.mad_threshold = inframe.mad_threshold;
+        plan.mad_qp_adjust = inframe.mad_qp_adjust;
+        inframe
+    }
+
+    /// Decides, from the feedback of a hardware run of the planned frame,
+    /// whether to code it again: returns the new plan (a coarser QP, new
+    /// in-frame targets) when the picture would underflow the CPB and a
+    /// pass is left, `None` to complete it as it is.
+    ///
+    /// This is what keeps a low-delay CPB whole across a scene cut, where a
+    /// P picture can take many times its budget. Nothing of the stream
+    /// state changes but the plan's rate control.
+    pub fn replan_frame(&mut self, fb: &HwFeedback) -> Result<Option<FramePlan>> {
+        let mut pending = self.pending.ok_or(Error::BadState)?;
+        if pending.passes >= MAX_PASSES {
+            return Ok(None);
+        }
+        let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+        let result = FrameResult {
+            intra: pending.decision.idr,
+            bits: pending.header_bits.saturating_add(fb.stream_bits),
+            qp_avg_q8: div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32,
+            mbs,
+        };
+        let q = match self.rc.replan(&result) {
+            Some(q) => q,
+            None => return Ok(None),
+        };
+        let plan = &mut pending.plan;
+        plan.qp = q.qp;
+        plan.qp_min = q.qp_min;
+        plan.qp_max = q.qp_max;
+        plan.target_bits = q.target_bits;
+        pending.inframe = self.plan_inframe(plan, pending.header_bits, !pending.decision.idr);
+        pending.passes = pending.passes.saturating_add(1);
+        self.pending = Some(pending);
+        Ok(Some(pending.plan))
     }
 
     /// Size of the headers of the planned frame, without writing the parameter
@@ -590,7 +636,20 @@ impl Encoder {
         nal_sizes: &[u32],
     ) -> Result<FrameStatus> {
         let pending = self.pending.ok_or(Error::BadState)?;
-        if let Err(e) = self.verify(&pending, fb, stream, nal_sizes) {
+        let params = StreamParams {
+            cfg: &self.cfg,
+            sps: &self.sps,
+            pps: &self.pps,
+            slices: self.slices_per_picture(),
+        };
+        if let Err(e) = check_frame(
+            &params,
+            &pending.plan,
+            &pending.inframe,
+            fb,
+            stream,
+            nal_sizes,
+        ) {
             self.pending = None;
             self.stats.errors = self.stats.errors.saturating_add(1);
             return Err(e);
@@ -688,7 +747,8 @@ impl Encoder {
             temporal_id: plan.temporal_id,
             long_term: plan.mark_long_term,
             hrd_flags,
-            reserved: [0; 2],
+            passes: pending.passes,
+            reserved: 0,
         })
     }
 
@@ -704,119 +764,6 @@ impl Encoder {
     /// the last completed frame.
     pub fn dpb_entry(&self, n: usize) -> Option<DpbEntry> {
         self.dpb.entry(n)
-    }
-
-    /// Checks the hardware output against the plan, slice by slice.
-    fn verify(
-        &self,
-        pending: &Pending,
-        fb: &HwFeedback,
-        stream: &[u8],
-        nal_sizes: &[u32],
-    ) -> Result {
-        let plan = &pending.plan;
-        let slices = self.slices_per_picture();
-        if nal_sizes.len() != slices as usize || fb.slices != slices {
-            return Err(Error::NalTableMismatch);
-        }
-        // At most 1024 sizes of u32 (the C API checks): the sum fits in 42 bits.
-        let total = nal_sizes
-            .iter()
-            .fold(0u64, |t, &s| t.saturating_add(u64::from(s)));
-        if fb.stream_bits % 8 != 0
-            || total != u64::from(fb.stream_bits / 8)
-            || total > stream.len() as u64
-        {
-            return Err(Error::NalTableMismatch);
-        }
-        let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
-        // The H1 reports the QP sum halved: an odd sum reads back one lower.
-        if fb.qp_sum < (u32::from(plan.qp_min) * mbs) & !1
-            || fb.qp_sum > u32::from(plan.qp_max) * mbs
-        {
-            return Err(Error::PlanMismatch);
-        }
-        // In-frame statistics: results grow and stay within the bits written.
-        let reached = pending.inframe.reached(mbs);
-        let results = fb.checkpoints.get(..reached).ok_or(Error::PlanMismatch)?;
-        let grows = results.windows(2).all(|w| w.first() <= w.get(1));
-        if !grows || results.last().is_some_and(|&r| r > fb.stream_bits) {
-            return Err(Error::PlanMismatch);
-        }
-        if fb.mad_count > mbs || (pending.inframe.mad_threshold == 0 && fb.mad_count != 0) {
-            return Err(Error::PlanMismatch);
-        }
-        let ctx = ParseContext {
-            log2_max_frame_num: u32::from(self.sps.log2_max_frame_num_minus4) + 4,
-            poc_type: self.sps.pic_order_cnt_type,
-            log2_max_poc_lsb: u32::from(self.sps.log2_max_poc_lsb_minus4) + 4,
-            cabac: self.pps.entropy_coding_mode_flag,
-            pic_size_in_mbs: mbs,
-        };
-        let rows = u32::from(self.cfg.slice_mb_rows);
-        let mut off = 0usize;
-        // The slice index: nal_sizes has at most 1024 entries (the C API
-        // checks), so it cannot wrap.
-        let mut i = 0u32;
-        for &size in nal_sizes {
-            let end = off.checked_add(size as usize).ok_or(Error::Truncated)?;
-            let nal = stream.get(off..end).ok_or(Error::Truncated)?;
-            off = end;
-            let body = nal
-                .strip_prefix(&START_CODE[..])
-                .ok_or(Error::InvalidSyntax)?;
-            let h = slice_header::parse(body, &ctx)?;
-            let first_mb = if rows == 0 {
-                0
-            } else {
-                i.saturating_mul(rows).saturating_mul(self.cfg.width_mbs())
-            };
-            let want_type = if plan.idr != 0 { 5 } else { 1 };
-            let mods_ok = match plan.ref_mod_idc_plus1 {
-                0 => h.num_list_mods == 0,
-                idc => h.num_list_mods == 1 && h.list_mods[0] == (idc - 1, plan.ref_mod_value),
-            };
-            let marking_ok = if plan.idr != 0 {
-                !h.no_output_of_prior_pics && h.long_term_reference == (plan.mark_long_term != 0)
-            } else if plan.mark_long_term != 0 {
-                h.num_mmcos == 1 && h.mmcos[0] == (6, 0)
-            } else {
-                h.num_mmcos == 0
-            };
-            let want_override = if plan.num_ref_idx_active > 1 {
-                u32::from(plan.num_ref_idx_active)
-            } else {
-                0
-            };
-            let ok = h.nal_ref_idc == plan.nal_ref_idc
-                && h.nal_unit_type == want_type
-                && h.first_mb_in_slice == first_mb
-                && h.slice_type == plan.slice_type
-                && h.pps_id == 0
-                && h.frame_num == plan.frame_num
-                && (plan.idr == 0 || h.idr_pic_id == u32::from(plan.idr_pic_id))
-                && (ctx.poc_type != 0 || h.poc_lsb == plan.poc_lsb)
-                // The PPS default is one entry; more must be signalled in the slice.
-                && (plan.slice_type == slice_type::I
-                    || h.num_ref_idx_override == want_override)
-                && mods_ok
-                && marking_ok
-                && (!ctx.cabac
-                    || plan.slice_type == slice_type::I
-                    || h.cabac_init_idc == u32::from(self.cfg.cabac_init_idc))
-                && h.slice_qp_delta == i32::from(plan.qp) - PIC_INIT_QP
-                && h.disable_deblocking_filter_idc
-                    == u32::from(self.cfg.disable_deblocking_filter_idc)
-                && (h.disable_deblocking_filter_idc == 1
-                    || (h.slice_alpha_c0_offset_div2
-                        == i32::from(self.cfg.slice_alpha_c0_offset_div2)
-                        && h.slice_beta_offset_div2 == i32::from(self.cfg.slice_beta_offset_div2)));
-            if !ok {
-                return Err(Error::PlanMismatch);
-            }
-            i = i.wrapping_add(1);
-        }
-        Ok(())
     }
 
     /// Changes the bit rate while streaming (CBR and VBR: the next picture

@@ -129,8 +129,11 @@ pub struct FrameStatus {
     /// `H264ENC_HRD_*` flags of this picture: the CPB model's verdict on it
     /// alone, not on the stream so far.
     pub hrd_flags: u8,
+    /// Hardware runs the picture took: 1, or more when a coding would have
+    /// broken the HRD and the picture was coded again at a coarser QP.
+    pub passes: u8,
     /// Zero.
-    pub reserved: [u8; 2],
+    pub reserved: u8,
 }
 
 // Plain values: cbindgen copies the expression into C (see capi).

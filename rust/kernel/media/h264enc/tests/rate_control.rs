@@ -349,3 +349,72 @@ fn constant_quality_keeps_its_qp_under_the_peak_and_bounds_every_second() {
         });
     }
 }
+
+/// Codes a picture as the driver does: a coding that would underflow the
+/// CPB is planned again from what it measured, up to three codings.
+fn code_with_replan(rc: &mut FrameRc, info: &FrameInfo, complexity: f64) -> (u32, u8, u32) {
+    let mut plan = rc.plan(info);
+    let mut passes = 1;
+    loop {
+        let bits = synthetic_bits(complexity, plan.qp, info.intra) + info.header_bits;
+        let r = FrameResult {
+            intra: info.intra,
+            bits,
+            qp_avg_q8: u32::from(plan.qp) * 256,
+            mbs: 396,
+        };
+        match rc.replan(&r) {
+            Some(p) if passes < 3 => {
+                assert!(p.qp > plan.qp, "a second coding is coarser: {plan:?} then {p:?}");
+                plan = p;
+                passes += 1;
+            }
+            _ => {
+                rc.complete(&r);
+                return (bits, plan.qp, passes);
+            }
+        }
+    }
+}
+
+#[test]
+fn low_delay_cbr_codes_a_cut_again_instead_of_underflowing() {
+    // 1 Mb/s with a 100 ms CPB: three pictures' worth of buffer. At frame 40
+    // the content becomes ten times costlier without a scene-change hint,
+    // so the first coding of that P picture is several times the buffer.
+    let mut c = cfg(1_000_000, true, true);
+    c.cpb_size = 100_000;
+    let mut rc = FrameRc::new(c, 192).unwrap();
+    let mut recoded = vec![];
+    let mut bits = vec![];
+    for i in 0..120 {
+        let complexity = if i < 40 { 4.0e5 } else { 4.0e6 };
+        let info = FrameInfo {
+            intra: i == 0,
+            header_bits: 400,
+            ..Default::default()
+        };
+        let (b, _, passes) = code_with_replan(&mut rc, &info, complexity);
+        assert_eq!(rc.cpb.underflows, 0, "underflow at frame {i} ({b} bits)");
+        if passes > 1 {
+            recoded.push(i);
+        }
+        bits.push(b);
+    }
+    assert!(recoded.contains(&40), "the cut was not coded again: {recoded:?}");
+    assert!(recoded.len() <= 3, "coded again far from the cut: {recoded:?}");
+    assert_eq!(rc.cpb.overflows, 0);
+    // A picture that fits is kept as it is.
+    let info = FrameInfo {
+        header_bits: 400,
+        ..Default::default()
+    };
+    let plan = rc.plan(&info);
+    let fits = FrameResult {
+        bits: 1_000,
+        qp_avg_q8: u32::from(plan.qp) * 256,
+        mbs: 396,
+        ..Default::default()
+    };
+    assert_eq!(rc.replan(&fits), None);
+}

@@ -135,7 +135,13 @@ struct vb2_plane_shim {
 	size_t payload;
 };
 
+/* As include/media/videobuf2-core.h has it. */
 enum vb2_buffer_state {
+	VB2_BUF_STATE_DEQUEUED,
+	VB2_BUF_STATE_IN_REQUEST,
+	VB2_BUF_STATE_PREPARING,
+	VB2_BUF_STATE_QUEUED,
+	VB2_BUF_STATE_ACTIVE,
 	VB2_BUF_STATE_DONE,
 	VB2_BUF_STATE_ERROR,
 };

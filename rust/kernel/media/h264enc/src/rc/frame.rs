@@ -161,17 +161,23 @@ impl FrameRc {
         })
     }
 
-    /// Bits a picture of temporal layer `layer` may take so that every
-    /// proper prefix of layers holding it keeps its own HRD.
-    fn prefix_room(&self, layer: usize) -> u64 {
+    /// The least a CPB of a proper prefix of layers holding a picture of
+    /// temporal layer `layer` will hold at its removal; `None` without a split.
+    fn prefix_fullness(&self, layer: usize) -> Option<u64> {
         let top = usize::from(self.cfg.temporal_layers).saturating_sub(1);
         self.prefix_cpb
             .iter()
             .zip(0usize..3)
             .filter(|&(_, k)| self.split() && k >= layer && k < top)
-            .map(|(c, _)| c.fullness_bits().saturating_mul(7) / 8)
+            .map(|(c, _)| c.fullness_bits())
             .min()
-            .unwrap_or(u64::MAX)
+    }
+
+    /// Bits a picture of temporal layer `layer` may take so that every
+    /// proper prefix of layers holding it keeps its own HRD.
+    fn prefix_room(&self, layer: usize) -> u64 {
+        self.prefix_fullness(layer)
+            .map_or(u64::MAX, |f| f.saturating_mul(7) / 8)
     }
 
     /// The rate is split between temporal layers.
@@ -337,6 +343,42 @@ impl RateController for FrameRc {
         self.planned_log2_bits = self.log2_bits_at(t, i32::from(qp));
         self.planned_layer = layer;
         self.planned
+    }
+
+    fn replan(&mut self, r: &FrameResult) -> Option<QpPlan> {
+        let layer = self.planned_layer;
+        // What the CPB, and the CPB of every prefix of layers holding the
+        // picture, will hold at its removal (C.3.3).
+        let room = self
+            .cpb
+            .fullness_bits()
+            .min(self.prefix_fullness(layer).unwrap_or(u64::MAX));
+        let bits = u64::from(r.bits);
+        // A CPB that still owes bits underflows at this removal whatever
+        // the picture's size: coding it again cannot help.
+        if bits <= room || self.cpb.deficit > 0 || self.planned.qp >= self.cfg.qp_max {
+            return None;
+        }
+        // The coding measured the picture: log2C = log2(bits) + QP / 6, from
+        // the QP its macroblocks had (from the hardware: bounded first).
+        let qp_avg_q8 = r.qp_avg_q8.min(u32::from(QP_MAX) * 256);
+        let log2c = log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6);
+        // Aim at 3/4 of the room, and round the QP up: every miss costs
+        // another hardware run.
+        let aim = (room.saturating_mul(3) / 4).max(256);
+        let want = log2c
+            .saturating_sub(log2_q8(aim))
+            .saturating_mul(6)
+            .saturating_add(255)
+            .div_euclid(256);
+        let qp = super::super::math::clamp_i32(
+            want.max(i32::from(self.planned.qp).saturating_add(1)),
+            i32::from(self.cfg.qp_min),
+            i32::from(self.cfg.qp_max),
+        ) as u8;
+        self.planned.qp = qp;
+        self.planned.target_bits = aim.min(u64::from(u32::MAX)) as u32;
+        Some(self.planned)
     }
 
     fn complete(&mut self, r: &FrameResult) -> u32 {

@@ -60,6 +60,11 @@ pub struct FrameResult {
 pub trait RateController {
     /// Plans the QP of the next picture.
     fn plan(&mut self, f: &FrameInfo) -> QpPlan;
+    /// Plans the picture again from a coding of it that gave `r`: a coarser
+    /// QP when that coding would break the HRD, `None` to keep it.
+    fn replan(&mut self, _r: &FrameResult) -> Option<QpPlan> {
+        None
+    }
     /// Learns from the coded picture; returns filler bits to append (CBR).
     fn complete(&mut self, r: &FrameResult) -> u32;
     /// Changes the target bit rates (bits/s) while running.
@@ -86,6 +91,14 @@ impl RateController for Rc {
             Rc::Cqp(c) => c.plan(f),
             Rc::Frame(c) => c.plan(f),
             Rc::Cq(c) => c.plan(f),
+        }
+    }
+
+    fn replan(&mut self, r: &FrameResult) -> Option<QpPlan> {
+        match self {
+            Rc::Cqp(c) => c.replan(r),
+            Rc::Frame(c) => c.replan(r),
+            Rc::Cq(c) => c.replan(r),
         }
     }
 
