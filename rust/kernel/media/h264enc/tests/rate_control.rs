@@ -258,11 +258,13 @@ fn inframe_plan_is_a_cumulative_ladder_and_learns() {
     assert_eq!(u32::from(p.targets[9]), 40_000 / 32 * 360 / 396);
     assert!(p.word_err.windows(2).all(|w| w[0] < w[1]));
     assert_eq!(p.delta_qp, [-3, -2, -1, 0, 1, 2, 3]);
-    assert!(p.mad_threshold > 0 && p.mad_qp_adjust < 0);
+    // P pictures count the macroblocks under the MAD threshold; none has
+    // its QP moved for it.
+    assert!(p.mad_threshold > 0 && p.mad_qp_adjust == 0);
     assert_eq!(
         l.plan(40_000, 396, false).mad_threshold,
         0,
-        "no MAD adjustment on intra pictures"
+        "no MAD count on intra pictures"
     );
     // Too small to steer, or too large for 16-bit targets: no checkpoints.
     assert_eq!(l.plan(40_000, 12, true).distance, 0);
@@ -365,7 +367,10 @@ fn code_with_replan(rc: &mut FrameRc, info: &FrameInfo, complexity: f64) -> (u32
         };
         match rc.replan(&r) {
             Some(p) if passes < 3 => {
-                assert!(p.qp > plan.qp, "a second coding is coarser: {plan:?} then {p:?}");
+                assert!(
+                    p.qp > plan.qp,
+                    "a second coding is coarser: {plan:?} then {p:?}"
+                );
                 plan = p;
                 passes += 1;
             }
@@ -401,8 +406,16 @@ fn low_delay_cbr_codes_a_cut_again_instead_of_underflowing() {
         }
         bits.push(b);
     }
-    assert!(recoded.contains(&40), "the cut was not coded again: {recoded:?}");
-    assert!(recoded.len() <= 3, "coded again far from the cut: {recoded:?}");
+    assert!(
+        recoded.contains(&40),
+        "the cut was not coded again: {recoded:?}"
+    );
+    // The first pictures, whose models are guesses, and the cut and the
+    // pictures after it while the P model learns the costlier scene.
+    assert!(
+        recoded.iter().all(|&i| i <= 1 || (40..44).contains(&i)),
+        "coded again far from the cut: {recoded:?}"
+    );
     assert_eq!(rc.cpb.overflows, 0);
     // A picture that fits is kept as it is.
     let info = FrameInfo {

@@ -54,6 +54,10 @@ const I: usize = 0;
 const P: usize = 1;
 const MODELS: usize = 4;
 
+/// How far (Q8) the model's QP must move from the QP held before it changes,
+/// with a buffer of eight pictures or more.
+const QP_HOLD_Q8: u32 = 192;
+
 /// The share of layers 0..=k together, in 1/65536.
 fn prefix_share(shares: &[u32; 3], k: usize) -> u64 {
     shares
@@ -72,6 +76,8 @@ pub struct FrameRc {
     log2c: [i32; MODELS],
     known: [bool; MODELS],
     last_qp: [u8; MODELS],
+    /// Slice QP of the last picture of each model, as coded.
+    slice_qp: [u8; MODELS],
     /// Planned picture, for learning when it completes.
     planned: QpPlan,
     planned_log2_bits: i32,
@@ -142,6 +148,7 @@ impl FrameRc {
             log2c: [log2c_i, log2c_p, log2c_p, log2c_p],
             known: [false; MODELS],
             last_qp: [0; MODELS],
+            slice_qp: [0; MODELS],
             planned: QpPlan::default(),
             planned_log2_bits: 0,
             planned_layer: 0,
@@ -180,6 +187,11 @@ impl FrameRc {
             .map_or(u64::MAX, |f| f.saturating_mul(7) / 8)
     }
 
+    /// Pictures the CPB holds at the rate.
+    pub fn buffer_frames(&self) -> u32 {
+        div_u64(self.cpb.size, self.bits_per_frame().max(1)).min(u64::from(u32::MAX)) as u32
+    }
+
     /// The rate is split between temporal layers.
     fn split(&self) -> bool {
         self.cfg.layer_share_q16 != [0; 3]
@@ -214,10 +226,14 @@ impl FrameRc {
 
     /// The QP the model gives for `bits` in model `t`.
     fn qp_for(&self, t: usize, bits: u64) -> i32 {
+        self.qp_q8_for(t, bits).saturating_add(128).div_euclid(256)
+    }
+
+    /// The same QP, Q8, unrounded.
+    fn qp_q8_for(&self, t: usize, bits: u64) -> i32 {
         let log2c = self.log2c.get(t).copied().unwrap_or(0);
-        // QP = 6 * (log2C - log2(bits)), both Q8; rounded.
-        let d = log2c.saturating_sub(log2_q8(bits.max(1)));
-        d.saturating_mul(6).saturating_add(128).div_euclid(256)
+        // QP = 6 * (log2C - log2(bits)), both Q8.
+        log2c.saturating_sub(log2_q8(bits.max(1))).saturating_mul(6)
     }
 
     /// Bits the model predicts for QP `qp` in model `t`, Q8 log2.
@@ -279,9 +295,13 @@ impl RateController for FrameRc {
             // in debt after a costly picture is not starved.
             let half = (b / 2).min(i64::MAX as u64) as i64;
             let layer_balance = layer_balance.clamp(-half, half);
+            // CBR repays the buffer's error over half the pictures the
+            // buffer holds, at least four: a one-second buffer drained by a
+            // cut refills over half a second, not in four crushed pictures.
+            let repay = (size / b.max(1) / 2).clamp(4, 1 << 16) as i64;
             let t = if self.cfg.cbr {
                 (b as i64)
-                    .saturating_add(error / 4)
+                    .saturating_add(error / repay)
                     .saturating_add(layer_balance)
             } else if self.split() {
                 (b as i64)
@@ -310,7 +330,20 @@ impl RateController for FrameRc {
             })
             .max(u64::from(f.header_bits) + 256);
         let payload = target - u64::from(f.header_bits).min(target);
-        let mut qp = self.qp_for(t, payload.max(64));
+        let qp_q8 = self.qp_q8_for(t, payload.max(64));
+        let mut qp = qp_q8.saturating_add(128).div_euclid(256);
+        let held = self.slice_qp.get(t).copied().unwrap_or(0);
+        if self.known.get(t).copied().unwrap_or(false)
+            && held != 0
+            && !f.scene_change
+            && self.buffer_frames() >= 8
+            && qp_q8.abs_diff(i32::from(held) * 256) < QP_HOLD_Q8
+        {
+            // A buffer of many pictures can wait: the QP stays until the
+            // model asks for most of a step more, instead of flipping
+            // between two neighbours with every picture's noise.
+            qp = i32::from(held);
+        }
         let (lo, hi) = (i32::from(self.cfg.qp_min), i32::from(self.cfg.qp_max));
         let step = i32::from(self.cfg.max_qp_step);
         let last = i32::from(self.last_qp.get(t).copied().unwrap_or(0));
@@ -389,10 +422,20 @@ impl RateController for FrameRc {
         // qp_avg_q8 comes from the hardware: any u32, so nothing may overflow.
         let qp_avg_q8 = r.qp_avg_q8.min(u32::from(QP_MAX) * 256);
         let measured = log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6);
+        let slow = self.buffer_frames() >= 16;
         if let (Some(c), Some(k)) = (self.log2c.get_mut(t), self.known.get_mut(t)) {
-            // A picture twice as costly as predicted is a new scene: take it as it is.
-            if !*k || measured.abs_diff(*c) > 256 {
+            if *k && t != I && measured > c.saturating_add(2 * 256) {
+                // A P picture four times costlier than predicted is a cut,
+                // mostly intra macroblocks: the P pictures after it predict
+                // from the new scene and cost far less. Believe it by a
+                // doubling only; those pictures teach the rest.
+                *c = c.saturating_add(256);
+            } else if !*k || measured.abs_diff(*c) > 256 {
+                // A picture twice as costly (or half) as predicted is a new
+                // scene: take it as it is.
                 *c = measured;
+            } else if slow {
+                *c = c.saturating_mul(7).saturating_add(measured) / 8;
             } else {
                 *c = c.saturating_mul(3).saturating_add(measured) / 4;
             }
@@ -416,6 +459,9 @@ impl RateController for FrameRc {
         self.last_any_qp = ((qp_avg_q8 + 128) / 256) as u8;
         if let Some(q) = self.last_qp.get_mut(t) {
             *q = self.last_any_qp;
+        }
+        if let Some(q) = self.slice_qp.get_mut(t) {
+            *q = self.planned.qp;
         }
         self.budget = self.budget.saturating_add(self.bits_per_frame());
         self.spent = self.spent.saturating_add(bits);
