@@ -65,6 +65,7 @@ hd-crop hd.y4m --profile high --qp 32
 forced-idr cif.y4m --qp 30 --force-idr 4,9
 bitrate-change cif.y4m --bitrate 300k --bitrate-at 6:120k
 vbr-bitrate-change cif.y4m --rc vbr --bitrate 300k --bitrate-at 4:500k
+low-delay cut.y4m --bitrate 300k --cpb-size 100 --filler
 CASES
 lavfi() { ffmpeg -loglevel error -y -f lavfi -i "$1" "${@:2}"; }
 lavfi testsrc=size=176x144:rate=30 -frames:v 10 -pix_fmt yuv420p "$out/qcif.y4m"
@@ -72,6 +73,10 @@ lavfi testsrc2=size=176x144:rate=25 -frames:v 8 -pix_fmt yuv420p "$out/qcif25.y4
 lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt nv12 -f rawvideo "$out/c200.nv12"
 lavfi testsrc2=size=352x288:rate=30 -frames:v 12 -pix_fmt yuv420p "$out/cif.y4m"
 lavfi testsrc2=size=1920x1080:rate=30 -frames:v 2 -pix_fmt yuv420p "$out/hd.y4m"
+# A scene cut at frame 6: with a 100 ms CPB its P picture becomes an IDR
+# picture, coded again until it fits (the driver restarts the hardware).
+lavfi "testsrc2=size=352x288:rate=30,trim=end_frame=6[a];mandelbrot=size=352x288:rate=30,trim=end_frame=6,setpts=PTS-STARTPTS[b];[a][b]concat" \
+	-frames:v 12 -pix_fmt yuv420p "$out/cut.y4m"
 lavfi testsrc2=size=96x48:rate=30 -frames:v 1000 -pix_fmt yuv420p "$out/long.y4m"
 # Encodes every case on device $1 into NAME.$2.h264; $3: more options.
 cat >"$out/encode-all" <<'ENCODE'
@@ -216,6 +221,15 @@ if grep '"index":[1-9]' "$out/ltr-layers.dev.jsonl" | grep -vq '"dpb":\[0[],]'; 
 	fail "ltr-layers: a frame's feedback DPB lacks the long-term IDR picture"
 fi
 echo "h1-vm-check: feedback: the IDR picture marked long-term and held in every later frame's DPB (ltr-layers)"
+# The cut coded again by the real driver: an IDR picture in place of the P
+# picture, after three hardware runs, and a P picture coded twice.
+grep -q '"index":6,"type":"I".*"passes":3' "$out/low-delay.dev.jsonl" ||
+	fail "low-delay: the cut was not coded again as an IDR picture"
+grep -q '"passes":2' "$out/low-delay.dev.jsonl" ||
+	fail "low-delay: no P picture was coded again at a coarser QP"
+"$here/target/release/h264enc" verify "$out/low-delay.dev.h264" --hrd >"$out/low-delay.hrd.log" 2>&1 ||
+	{ cat "$out/low-delay.hrd.log" >&2; fail "low-delay: the stream breaks its HRD"; }
+echo "h1-vm-check: low delay: the real driver coded the cut again as an IDR picture (3 runs) and a P picture at a coarser QP (2 runs); HRD kept"
 
 # The faults: each reason in the feedback, each frame queued again, and the
 # stream is the fault-free one.

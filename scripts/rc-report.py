@@ -10,7 +10,15 @@ between consecutive P frames; x264's per-frame QPs come from --verbose).
 The last lines check the first bar of the rate control: error within 2 % on
 steady clips and 5 % across scene cuts, zero HRD violations.
 
-usage: scripts/rc-report.py [--frames N] [--size WxH]
+With --low-delay, instead: CBR with filler at CPBs of 100, 200 and 250 ms
+across scene cuts (a CIF clip with a cut every 30 frames, the same at 720p
+and 2 Mb/s, and the CIF camera clip), h264enc beside x264 veryfast with
+`--nal-hrd cbr` and the same buffer: rate error, HRD violations, PSNR-Y,
+and which of h264enc's means fired (frames coded again at a coarser QP, P
+pictures coded again as IDR pictures at a cut). Its bar: no HRD violation
+and an error within 1 %.
+
+usage: scripts/rc-report.py [--frames N] [--size WxH] [--low-delay]
 """
 import argparse, json, os, subprocess, sys, tempfile
 
@@ -51,11 +59,73 @@ def hrd(stream):
     return "VIOLATED" if "violated" in msg else "n/a (" + msg.split(":")[-1].strip()[:40] + ")"
 
 
+def violations(stream):
+    """HRD violations `h264enc verify --hrd` finds (Annex C), or None without an HRD."""
+    r = subprocess.run([H264ENC, "verify", stream, "--hrd"], capture_output=True, text=True)
+    if r.returncode == 0:
+        return 0
+    msg = r.stderr
+    if "violated" not in msg:
+        return None
+    under = int(msg.split("underflow at ")[1].split()[0])
+    over = int(msg.split("overflow at ")[1].split()[0])
+    return under + over
+
+
+def low_delay(frames):
+    fps = 30
+    rows = []
+    tmp = tempfile.mkdtemp(prefix="rc-low-delay-")
+    for clip, size, kbps in [("scenecut", "352x288", 300), ("carphone", "352x288", 300),
+                             ("scenecut", "1280x720", 2000)]:
+        w, h = (int(x) for x in size.split("x"))
+        src = run([CLIP, clip, size, str(frames)]).stdout.strip()
+        for ms in [100, 200, 250]:
+            ours = os.path.join(tmp, f"{clip}-{size}-{ms}.h264")
+            stats = ours + ".jsonl"
+            run([H264ENC, "encode", src, "--size", size, "--fps", str(fps), "-o", ours, "--bitrate", f"{kbps}k",
+                 "--cpb-size", str(ms), "--filler", "--stats", stats, "-q"])
+            fr = [json.loads(l) for l in open(stats)]
+            # A P picture coded again as an IDR picture is an I picture with
+            # more than one coding past the first picture (the CLI's GOP is
+            # one IDR picture at the start).
+            again = sum(1 for f in fr if f["passes"] > 1)
+            as_idr = sum(1 for f in fr if f["passes"] > 1 and f["type"] == "I" and f["index"] > 0)
+            x264 = os.path.join(tmp, f"{clip}-{size}-{ms}-x264.h264")
+            run(["x264", "--quiet", "--threads", "1", "--preset", "veryfast", "--ref", "1", "--bframes", "0",
+                 "--input-res", size, "--fps", str(fps),
+                 "--bitrate", str(kbps), "--vbv-maxrate", str(kbps), "--vbv-bufsize", str(kbps * ms // 1000),
+                 "--nal-hrd", "cbr", "-o", x264, src])
+            for name, path, fired in [("h264enc", ours, f"{again} ({as_idr} P as IDR)"),
+                                      ("x264 veryfast", x264, "")]:
+                r = rate_after_first_second(frame_sizes(path), fps)
+                rows.append((f"{clip} {size}", kbps, ms, name, (r - kbps * 1000) / (kbps * 10),
+                             violations(path), psnr(path, src, w, h), fired))
+    print(f"Low-delay CBR with filler, {frames} frames at {fps} fps, one run on this machine")
+    print("| clip | kb/s | CPB ms | encoder | rate error after 1 s | HRD violations | PSNR-Y dB | coded again |")
+    print("|---|---|---|---|---|---|---|---|")
+    for c, k, ms, n, err, v, p, fired in rows:
+        print(f"| {c} | {k} | {ms} | {n} | {err:+.2f} % | {v} | {p:.2f} | {fired} |")
+    missed = 0
+    for i in range(0, len(rows), 2):
+        c, k, ms, n, err, v, p, _ = rows[i]
+        xp = rows[i + 1][6]
+        if v != 0 or abs(err) > 1.0:
+            missed += 1
+            print(f"bar missed: {c} {ms} ms: error {err:+.2f} %, {v} HRD violations")
+        print(f"PSNR-Y against x264: {c} {ms} ms: {p - xp:+.2f} dB")
+    print(f"low-delay bar (no HRD violation, error within 1 %): {'met' if not missed else f'{missed} missed'}")
+    return 1 if missed else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=150)
     ap.add_argument("--size", default="352x288")
+    ap.add_argument("--low-delay", action="store_true")
     a = ap.parse_args()
+    if a.low_delay:
+        return low_delay(a.frames)
     w, h = (int(x) for x in a.size.split("x"))
     fps = 30
     rows = []

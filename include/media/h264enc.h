@@ -580,9 +580,9 @@ struct h264enc_frame_status {
 	 */
 	__u8 hrd_flags;
 	/**
-	 * @passes: Hardware runs the picture took: 1, or more when a coding
-	 * would have broken the HRD and the picture was coded again at a
-	 * coarser QP.
+	 * @passes: Hardware runs the picture took: 1, or more when it was coded
+	 * again at a coarser QP (a coding would have underflowed the CPB) or as
+	 * an IDR picture (a P picture was a scene cut).
 	 */
 	__u8 passes;
 	/**
@@ -730,15 +730,26 @@ int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
  * from the feedback of a hardware run of it.
  * @ctx: a context with a planned frame.
  * @fb: the feedback the driver read from the hardware's registers.
- * @plan: on 1, the new plan to program (the QP and the in-frame rate control
- * change; the headers already written stay).
+ * @stream: the slice NAL units the hardware wrote, start codes included.
+ * @stream_len: bytes of @stream.
+ * @nal_sizes: the hardware's NAL size table, one entry per NAL unit.
+ * @num_nals: entries of @nal_sizes, at most 1024.
+ * @plan: on 1, the new plan to program in full, headers
+ * (h264enc_write_headers()) included.
+ *
+ * The coding is verified first, as h264enc_complete_frame() does: output that
+ * disagrees with the plan drops the frame as it does there.
  *
  * A CBR or VBR picture that would underflow the CPB (a scene cut in a P picture
- * with a low-delay buffer) is coded again at a coarser QP, up to three runs in
- * all; &h264enc_frame_status.passes reports the runs it took.
+ * with a low-delay buffer) is coded again at a coarser QP, and a P picture that
+ * was a scene cut is coded again as an IDR picture (new headers too: the driver
+ * writes them again), up to three runs in all; &h264enc_frame_status.passes
+ * reports the runs it took.
  *
- * Safety: @ctx must be null or an initialized context, @fb null or readable and
- * @plan null or writable, each used by no other call meanwhile.
+ * Safety: @ctx must be null or an initialized context, @fb null or readable,
+ * @stream null or readable for @stream_len bytes, @nal_sizes null or readable
+ * for @num_nals entries and @plan null or writable, each used by no other call
+ * meanwhile.
  *
  * Context: Any context, hard IRQ included: it does not sleep, allocate or take
  * locks. hantro calls it from its done work item. The caller serializes it with
@@ -746,10 +757,14 @@ int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
  *
  * Return: 1 when the frame is to be coded again with ``*plan``, 0 to complete
  * it with h264enc_complete_frame(), or a negative errno: -EINVAL for a null
- * pointer or an uninitialized context, -EBUSY if no frame is planned.
+ * pointer, an uninitialized context or more than 1024 NAL units, -EBUSY if no
+ * frame is planned, and for output that disagrees with the plan (the frame is
+ * then dropped) -EPROTO, -EBADMSG, -ENODATA or -EOVERFLOW.
  */
 int h264enc_replan_frame(struct h264enc_ctx *ctx,
 			 const struct h264enc_hw_feedback *fb,
+			 const __u8 *stream, size_t stream_len,
+			 const __u32 *nal_sizes, __u32 num_nals,
 			 struct h264enc_frame_plan *plan);
 
 /**

@@ -1812,9 +1812,10 @@ struct v4l2_ctrl_h264_encode_rc {
  *	V4L2_H264_SLICE_TYPE_I.
  * @nal_ref_idc: nal_ref_idc of the frame's slices (0: not a reference).
  * @temporal_id: temporal layer of the frame, 0 for the base layer.
- * @passes: times the hardware coded the frame: 1, or more when a coding
- *	would have broken the HRD (an underflow of the CPB) and the driver
- *	coded the frame again at a coarser QP before completing the request.
+ * @passes: times the hardware coded the frame: 1, or more when the driver
+ *	coded it again before completing the request, at a coarser QP (a
+ *	coding would have underflowed the CPB) or as an IDR picture (a P
+ *	picture was a scene cut).
  * @reserved: must be zero.
  *
  * The driver sets this control in the request of the frame when it completes;

@@ -241,6 +241,39 @@ static void h264enc_core_test_bad_hardware(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats.errors, 5);
 }
 
+/*
+ * A coding is verified before its statistics decide anything: one that is
+ * not the plan drops the frame. A constant-QP picture that is the plan is
+ * kept: it has no HRD to keep.
+ */
+static void h264enc_core_test_replan(struct kunit *test)
+{
+	struct h264enc_ctx *ctx = test_ctx(test);
+	struct h264enc_frame_plan plan, again;
+	struct h264enc_hw_feedback fb;
+	u32 len = sizeof(h264enc_test_idr_slice);
+	struct h264enc_stats stats;
+
+	KUNIT_EXPECT_EQ(test, h264enc_replan_frame(NULL, &fb, h264enc_test_idr_slice, len,
+						   &len, 1, &again), -EINVAL);
+	test_feedback(&fb, len);
+	KUNIT_EXPECT_EQ(test, h264enc_replan_frame(ctx, &fb, h264enc_test_idr_slice, len,
+						   &len, 1, &again), -EBUSY);
+	test_plan(test, ctx, &plan, 0);
+	KUNIT_EXPECT_EQ(test, h264enc_replan_frame(ctx, NULL, h264enc_test_idr_slice, len,
+						   &len, 1, &again), -EINVAL);
+	KUNIT_EXPECT_EQ(test, h264enc_replan_frame(ctx, &fb, h264enc_test_idr_slice, len,
+						   &len, 1, &again), 0);
+	/* The P slice where the IDR was planned: dropped, as by completion. */
+	len = sizeof(h264enc_test_p_slice);
+	test_feedback(&fb, len);
+	KUNIT_EXPECT_LT(test, h264enc_replan_frame(ctx, &fb, h264enc_test_p_slice, len,
+						   &len, 1, &again), 0);
+	KUNIT_EXPECT_EQ(test, h264enc_abort_frame(ctx), -EBUSY);
+	KUNIT_ASSERT_EQ(test, h264enc_get_stats(ctx, &stats), 0);
+	KUNIT_EXPECT_EQ(test, stats.errors, 1);
+}
+
 /* Filler NAL units (7.3.2.7) have exactly the size asked for. */
 static void h264enc_core_test_filler(struct kunit *test)
 {
@@ -259,6 +292,7 @@ static struct kunit_case h264enc_core_test_cases[] = {
 	KUNIT_CASE(h264enc_core_test_headers),
 	KUNIT_CASE(h264enc_core_test_frames),
 	KUNIT_CASE(h264enc_core_test_bad_hardware),
+	KUNIT_CASE(h264enc_core_test_replan),
 	KUNIT_CASE(h264enc_core_test_filler),
 	{}
 };

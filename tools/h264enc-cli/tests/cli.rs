@@ -758,3 +758,55 @@ fn encodes_from_a_pipe_to_a_pipe() {
     assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
     assert!(String::from_utf8_lossy(&v.stdout).contains("12 access units"));
 }
+
+#[test]
+fn low_delay_cbr_keeps_its_hrd_across_cuts() {
+    // A CIF clip with a cut every 30 frames, CBR with filler and CPBs of 100
+    // and 250 ms (3 and 7 pictures): the cuts are coded again (a P picture
+    // as an IDR picture, pictures at a coarser QP) rather than underflow.
+    // The stream decodes to the reconstruction and meets its HRD, and the
+    // rate after the first second is within 1 %.
+    let clip = y4m("scenecut", 352, 288, 90);
+    for ms in ["100", "250"] {
+        let tag = format!("low-delay-{ms}");
+        let st = tmp(&format!("{tag}.jsonl")).display().to_string();
+        let summary = encode_and_verify(
+            &tag,
+            &clip,
+            &[
+                "--bitrate",
+                "300k",
+                "--cpb-size",
+                ms,
+                "--filler",
+                "--stats",
+                &st,
+            ],
+            true,
+        );
+        assert!(!summary.contains("breaks its HRD"), "{tag}: {summary}");
+        let err: f64 = summary
+            .split("error ")
+            .nth(1)
+            .and_then(|s| s.split_whitespace().next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{tag}: no rate error in {summary}"));
+        assert!(err.abs() <= 1.0, "{tag}: rate error {err} %: {summary}");
+        let stats = std::fs::read_to_string(&st).unwrap();
+        let again: Vec<&str> = stats
+            .lines()
+            .filter(|l| !l.contains("\"passes\":1,"))
+            .collect();
+        assert!(
+            again
+                .iter()
+                .any(|l| l.contains("\"type\":\"I\"") && !l.contains("\"index\":0,")),
+            "{tag}: no cut coded again as an IDR picture: {again:?}"
+        );
+        assert!(
+            summary.contains(&format!("recoded  {} frames", again.len())),
+            "{tag}: the summary does not count the {} frames coded again: {summary}",
+            again.len()
+        );
+    }
+}

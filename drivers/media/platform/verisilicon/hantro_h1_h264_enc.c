@@ -650,8 +650,13 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 		ret = payload;
 		h264enc_abort_frame(enc->core);
 	} else {
-		/* A picture that would break the HRD is coded again, coarser. */
-		ret = h264enc_replan_frame(enc->core, &hw, &enc->plan);
+		/*
+		 * A picture that would break the HRD is coded again, coarser;
+		 * a P picture that was a scene cut, as an IDR picture.
+		 */
+		ret = h264enc_replan_frame(enc->core, &hw, buf + enc->header_bytes,
+					   hw.stream_bits / 8, table, nals,
+					   &enc->plan);
 		if (ret > 0) {
 			enc->pending = true;
 			ret = hantro_h264_enc_start(ctx, hantro_get_src_buf(ctx), dst);

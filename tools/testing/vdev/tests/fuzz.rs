@@ -242,6 +242,25 @@ fn fuzz_controls_driver_and_core() {
                     stream[..5].copy_from_slice(&[0, 0, 0, 1, 0x65]);
                 }
                 let nals = [stream.len() as u32, (rng.next() % 500) as u32];
+                if rng.next().is_multiple_of(2) {
+                    // SAFETY: pointers valid for the given lengths.
+                    let r = unsafe {
+                        h264enc_replan_frame(
+                            &mut *ctx,
+                            &fb,
+                            stream.as_ptr(),
+                            stream.len(),
+                            nals.as_ptr(),
+                            (rng.next() % 3) as u32,
+                            &mut plan,
+                        )
+                    };
+                    core_calls += 1;
+                    assert!(r <= 1);
+                    if r < 0 {
+                        continue;
+                    }
+                }
                 let mut st = h264enc::plan::FrameStatus::default();
                 // SAFETY: pointers valid for the given lengths.
                 let r = unsafe {

@@ -277,17 +277,28 @@ pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len:
 ///
 /// - `ctx`: a context with a planned frame.
 /// - `fb`: the feedback the driver read from the hardware's registers.
-/// - `plan`: on 1, the new plan to program (the QP and the in-frame rate
-///   control change; the headers already written stay).
+/// - `stream`: the slice NAL units the hardware wrote, start codes included.
+/// - `stream_len`: bytes of `stream`.
+/// - `nal_sizes`: the hardware's NAL size table, one entry per NAL unit.
+/// - `num_nals`: entries of `nal_sizes`, at most 1024.
+/// - `plan`: on 1, the new plan to program in full, headers
+///   ([`h264enc_write_headers`]) included.
+///
+/// The coding is verified first, as [`h264enc_complete_frame`] does: output
+/// that disagrees with the plan drops the frame as it does there.
 ///
 /// A CBR or VBR picture that would underflow the CPB (a scene cut in a P
-/// picture with a low-delay buffer) is coded again at a coarser QP, up to
-/// three runs in all; [`FrameStatus::passes`] reports the runs it took.
+/// picture with a low-delay buffer) is coded again at a coarser QP, and a P
+/// picture that was a scene cut is coded again as an IDR picture (new
+/// headers too: the driver writes them again), up to three runs in all;
+/// [`FrameStatus::passes`] reports the runs it took.
 ///
 /// # Safety
 ///
-/// `ctx` must be null or an initialized context, `fb` null or readable and
-/// `plan` null or writable, each used by no other call meanwhile.
+/// `ctx` must be null or an initialized context, `fb` null or readable,
+/// `stream` null or readable for `stream_len` bytes, `nal_sizes` null or
+/// readable for `num_nals` entries and `plan` null or writable, each used by
+/// no other call meanwhile.
 ///
 /// # Context
 ///
@@ -298,20 +309,37 @@ pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len:
 /// # Return
 ///
 /// 1 when the frame is to be coded again with `*plan`, 0 to complete it with
-/// [`h264enc_complete_frame`], or a negative errno: -EINVAL for a null pointer
-/// or an uninitialized context, -EBUSY if no frame is planned.
+/// [`h264enc_complete_frame`], or a negative errno: -EINVAL for a null pointer,
+/// an uninitialized context or more than 1024 NAL units, -EBUSY if no frame is
+/// planned, and for output that disagrees with the plan (the frame is then
+/// dropped) -EPROTO, -EBADMSG, -ENODATA or -EOVERFLOW.
 #[no_mangle]
 pub unsafe extern "C" fn h264enc_replan_frame(
     ctx: *mut Ctx,
     fb: *const HwFeedback,
+    stream: *const u8,
+    stream_len: usize,
+    nal_sizes: *const u32,
+    num_nals: u32,
     plan: *mut FramePlan,
 ) -> i32 {
-    // SAFETY: the caller guarantees the pointers are null or valid and unaliased.
-    let (enc, fb, plan) = match unsafe { (encoder(ctx), fb.as_ref(), plan.as_mut()) } {
-        (Some(e), Some(f), Some(p)) => (e, f, p),
+    if stream.is_null() || nal_sizes.is_null() || num_nals > 1024 {
+        return EINVAL;
+    }
+    // SAFETY: the caller guarantees every pointer is valid for the given lengths.
+    let (enc, fb, plan, stream, nals) = match unsafe {
+        (
+            encoder(ctx),
+            fb.as_ref(),
+            plan.as_mut(),
+            core::slice::from_raw_parts(stream, stream_len),
+            core::slice::from_raw_parts(nal_sizes, num_nals as usize),
+        )
+    } {
+        (Some(e), Some(f), Some(p), st, n) => (e, f, p, st, n),
         _ => return EINVAL,
     };
-    match enc.replan_frame(fb) {
+    match enc.replan_frame(fb, stream, nals) {
         Ok(Some(p)) => {
             *plan = p;
             1

@@ -21,7 +21,7 @@ use super::rc::cq::CappedCq;
 use super::rc::cqp::Cqp;
 use super::rc::frame::{FrameRc, FrameRcConfig};
 use super::rc::inframe::{InFrameLearner, InFramePlan};
-use super::rc::{FrameInfo, FrameResult, RateController, Rc};
+use super::rc::{FrameInfo, FrameResult, RateController, Rc, Replan};
 use super::sei::{self, SeiTiming};
 use super::sps::{Colour, Crop, Hrd, SeqParams};
 use super::verify::{check_frame, StreamParams, PIC_INIT_QP};
@@ -44,6 +44,8 @@ struct Pending {
     /// Hardware runs so far (the frame is coded again when the first would
     /// break the HRD).
     passes: u8,
+    /// The request's parameters, to plan the picture again as an IDR one.
+    params: FrameParams,
 }
 
 /// Most hardware runs of one frame: a coarser QP from a measured picture
@@ -431,6 +433,7 @@ impl Encoder {
             header_bits: 0,
             inframe: InFramePlan::default(),
             passes: 1,
+            params: *p,
         });
         let header_bits = (self.header_len()? as u32).saturating_mul(8);
         let info = FrameInfo {
@@ -465,8 +468,37 @@ impl Encoder {
             header_bits,
             inframe,
             passes: 1,
+            params: *p,
         });
         Ok(plan)
+    }
+
+    /// Plans the pending P picture again as an IDR picture, as a scene
+    /// change hint would have; `None` (and the P picture kept) where the
+    /// client chose the picture's type, reference, marking or QP, or where
+    /// no IDR picture can be planned.
+    fn replan_as_idr(&mut self, pending: Pending) -> Option<FramePlan> {
+        let client = frame_flags::REFERENCE_TS | frame_flags::MARK_LONG_TERM | frame_flags::QP;
+        if self.cfg.rc_mode == rc_mode::CLIENT || pending.params.flags & client != 0 {
+            return None;
+        }
+        let rc = self.rc;
+        let mut params = pending.params;
+        params.flags |= frame_flags::SCENE_CHANGE;
+        self.pending = None;
+        match self.plan_frame(&params) {
+            Ok(plan) => {
+                if let Some(p) = self.pending.as_mut() {
+                    p.passes = pending.passes.saturating_add(1);
+                }
+                Some(plan)
+            }
+            Err(_) => {
+                self.rc = rc;
+                self.pending = Some(pending);
+                None
+            }
+        }
     }
 
     /// Plans the hardware's in-frame rate control for `plan`'s target, and
@@ -492,6 +524,36 @@ impl Encoder {
         inframe
     }
 
+    /// The planned frame, once the hardware's output for it is verified
+    /// against its plan; on error the frame is dropped.
+    fn check_pending(
+        &mut self,
+        fb: &HwFeedback,
+        stream: &[u8],
+        nal_sizes: &[u32],
+    ) -> Result<Pending> {
+        let pending = self.pending.ok_or(Error::BadState)?;
+        let params = StreamParams {
+            cfg: &self.cfg,
+            sps: &self.sps,
+            pps: &self.pps,
+            slices: self.slices_per_picture(),
+        };
+        if let Err(e) = check_frame(
+            &params,
+            &pending.plan,
+            &pending.inframe,
+            fb,
+            stream,
+            nal_sizes,
+        ) {
+            self.pending = None;
+            self.stats.errors = self.stats.errors.saturating_add(1);
+            return Err(e);
+        }
+        Ok(pending)
+    }
+
     /// Decides, from the feedback of a hardware run of the planned frame,
     /// whether to code it again: returns the new plan (a coarser QP, new
     /// in-frame targets) when the picture would underflow the CPB and a
@@ -500,8 +562,16 @@ impl Encoder {
     /// This is what keeps a low-delay CPB whole across a scene cut, where a
     /// P picture can take many times its budget. Nothing of the stream
     /// state changes but the plan's rate control.
-    pub fn replan_frame(&mut self, fb: &HwFeedback) -> Result<Option<FramePlan>> {
-        let mut pending = self.pending.ok_or(Error::BadState)?;
+    ///
+    /// The coding is verified first, as [`Encoder::complete_frame`] does: a
+    /// refused one drops the frame, and its statistics decide nothing.
+    pub fn replan_frame(
+        &mut self,
+        fb: &HwFeedback,
+        stream: &[u8],
+        nal_sizes: &[u32],
+    ) -> Result<Option<FramePlan>> {
+        let mut pending = self.check_pending(fb, stream, nal_sizes)?;
         if pending.passes >= MAX_PASSES {
             return Ok(None);
         }
@@ -513,8 +583,9 @@ impl Encoder {
             mbs,
         };
         let q = match self.rc.replan(&result) {
-            Some(q) => q,
-            None => return Ok(None),
+            Replan::Keep => return Ok(None),
+            Replan::Coarser(q) => q,
+            Replan::Intra => return Ok(self.replan_as_idr(pending)),
         };
         let plan = &mut pending.plan;
         plan.qp = q.qp;
@@ -635,25 +706,7 @@ impl Encoder {
         stream: &[u8],
         nal_sizes: &[u32],
     ) -> Result<FrameStatus> {
-        let pending = self.pending.ok_or(Error::BadState)?;
-        let params = StreamParams {
-            cfg: &self.cfg,
-            sps: &self.sps,
-            pps: &self.pps,
-            slices: self.slices_per_picture(),
-        };
-        if let Err(e) = check_frame(
-            &params,
-            &pending.plan,
-            &pending.inframe,
-            fb,
-            stream,
-            nal_sizes,
-        ) {
-            self.pending = None;
-            self.stats.errors = self.stats.errors.saturating_add(1);
-            return Err(e);
-        }
+        let pending = self.check_pending(fb, stream, nal_sizes)?;
         self.pending = None;
         let plan = pending.plan;
         let d = pending.decision;

@@ -129,8 +129,9 @@ pub struct FrameStatus {
     /// `H264ENC_HRD_*` flags of this picture: the CPB model's verdict on it
     /// alone, not on the stream so far.
     pub hrd_flags: u8,
-    /// Hardware runs the picture took: 1, or more when a coding would have
-    /// broken the HRD and the picture was coded again at a coarser QP.
+    /// Hardware runs the picture took: 1, or more when it was coded again
+    /// at a coarser QP (a coding would have underflowed the CPB) or as an
+    /// IDR picture (a P picture was a scene cut).
     pub passes: u8,
     /// Zero.
     pub reserved: u8,

@@ -4,7 +4,7 @@
 
 use h264enc::rc::frame::{FrameRc, FrameRcConfig};
 use h264enc::rc::hrd::Cpb;
-use h264enc::rc::{FrameInfo, FrameResult, RateController};
+use h264enc::rc::{FrameInfo, FrameResult, RateController, Replan};
 
 fn cfg(bitrate: u32, cbr: bool, filler: bool) -> FrameRcConfig {
     FrameRcConfig {
@@ -355,7 +355,8 @@ fn constant_quality_keeps_its_qp_under_the_peak_and_bounds_every_second() {
 /// Codes a picture as the driver does: a coding that would underflow the
 /// CPB is planned again from what it measured, up to three codings.
 fn code_with_replan(rc: &mut FrameRc, info: &FrameInfo, complexity: f64) -> (u32, u8, u32) {
-    let mut plan = rc.plan(info);
+    let mut info = *info;
+    let mut plan = rc.plan(&info);
     let mut passes = 1;
     loop {
         let bits = synthetic_bits(complexity, plan.qp, info.intra) + info.header_bits;
@@ -366,12 +367,19 @@ fn code_with_replan(rc: &mut FrameRc, info: &FrameInfo, complexity: f64) -> (u32
             mbs: 396,
         };
         match rc.replan(&r) {
-            Some(p) if passes < 3 => {
+            Replan::Coarser(p) if passes < 3 => {
                 assert!(
                     p.qp > plan.qp,
                     "a second coding is coarser: {plan:?} then {p:?}"
                 );
                 plan = p;
+                passes += 1;
+            }
+            Replan::Intra if passes < 3 => {
+                // As the encoder does: the picture becomes an IDR picture.
+                info.intra = true;
+                info.scene_change = true;
+                plan = rc.plan(&info);
                 passes += 1;
             }
             _ => {
@@ -429,5 +437,5 @@ fn low_delay_cbr_codes_a_cut_again_instead_of_underflowing() {
         mbs: 396,
         ..Default::default()
     };
-    assert_eq!(rc.replan(&fits), None);
+    assert_eq!(rc.replan(&fits), Replan::Keep);
 }

@@ -8,7 +8,7 @@
 //! per-picture QP step.
 
 use super::hrd::Cpb;
-use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
+use super::{FrameInfo, FrameResult, QpPlan, RateController, Replan, QP_MAX};
 
 use super::super::config::layer_split_total;
 use super::super::error::{Error, Result};
@@ -54,6 +54,9 @@ const I: usize = 0;
 const P: usize = 1;
 const MODELS: usize = 4;
 
+/// How much costlier (log2, Q8) than predicted a P picture is at a scene cut.
+const CUT_Q8: i32 = 2 * 256;
+
 /// How far (Q8) the model's QP must move from the QP held before it changes,
 /// with a buffer of eight pictures or more.
 const QP_HOLD_Q8: u32 = 192;
@@ -78,6 +81,12 @@ pub struct FrameRc {
     last_qp: [u8; MODELS],
     /// Slice QP of the last picture of each model, as coded.
     slice_qp: [u8; MODELS],
+    /// The planned picture was planned again after a coding of it.
+    replanned: bool,
+    /// log2C its first coding measured, Q8.
+    first_pass_log2c: Option<i32>,
+    /// P pictures completed since the last intra picture.
+    p_since_intra: u32,
     /// Planned picture, for learning when it completes.
     planned: QpPlan,
     planned_log2_bits: i32,
@@ -149,6 +158,9 @@ impl FrameRc {
             known: [false; MODELS],
             last_qp: [0; MODELS],
             slice_qp: [0; MODELS],
+            replanned: false,
+            first_pass_log2c: None,
+            p_since_intra: 0,
             planned: QpPlan::default(),
             planned_log2_bits: 0,
             planned_layer: 0,
@@ -185,6 +197,24 @@ impl FrameRc {
     fn prefix_room(&self, layer: usize) -> u64 {
         self.prefix_fullness(layer)
             .map_or(u64::MAX, |f| f.saturating_mul(7) / 8)
+    }
+
+    /// A P picture of model `t` that measured `log2c` is a scene cut: four
+    /// times costlier than its model predicts, and at least half as costly
+    /// as an intra picture of the scene, mostly intra macroblocks. Content
+    /// that only grew costlier, whose P pictures stay far below its intra
+    /// ones, is not a cut; nor are the first P pictures after an intra
+    /// picture, which refine it and whose scene the P model has not seen.
+    fn is_cut(&self, t: usize, log2c: i32) -> bool {
+        t != I
+            && self.p_since_intra >= 2
+            && self.known[I]
+            && log2c >= self.log2c[I].saturating_sub(256)
+            && self.known.get(t).copied().unwrap_or(false)
+            && self
+                .log2c
+                .get(t)
+                .is_some_and(|&c| log2c > c.saturating_add(CUT_Q8))
     }
 
     /// Pictures the CPB holds at the rate.
@@ -224,12 +254,7 @@ impl FrameRc {
         )
     }
 
-    /// The QP the model gives for `bits` in model `t`.
-    fn qp_for(&self, t: usize, bits: u64) -> i32 {
-        self.qp_q8_for(t, bits).saturating_add(128).div_euclid(256)
-    }
-
-    /// The same QP, Q8, unrounded.
+    /// The QP the model gives for `bits` in model `t`, Q8, unrounded.
     fn qp_q8_for(&self, t: usize, bits: u64) -> i32 {
         let log2c = self.log2c.get(t).copied().unwrap_or(0);
         // QP = 6 * (log2C - log2(bits)), both Q8.
@@ -267,10 +292,20 @@ impl RateController for FrameRc {
                 log2_q8(4) as i64
             };
             let want = super::super::math::exp2_q8(log2_q8(b).saturating_add(ratio_q8 as i32));
-            want.min(fullness / 2)
+            // A scene cut has no picture worth keeping bits for: it may
+            // take the buffer (the room below); another intra picture half.
+            if f.scene_change {
+                want
+            } else {
+                want.min(fullness / 2)
+            }
         } else {
             // Steer the fullness before the next removal towards 5/8 of the buffer.
-            let set_point = size.saturating_mul(5) / 8;
+            let set_point = if self.cfg.filler && self.cfg.cbr {
+                size.saturating_mul(7) / 8
+            } else {
+                size.saturating_mul(5) / 8
+            };
             let error = i64::try_from(fullness)
                 .unwrap_or(i64::MAX)
                 .saturating_sub(i64::try_from(set_point).unwrap_or(i64::MAX));
@@ -298,7 +333,7 @@ impl RateController for FrameRc {
             // CBR repays the buffer's error over half the pictures the
             // buffer holds, at least four: a one-second buffer drained by a
             // cut refills over half a second, not in four crushed pictures.
-            let repay = (size / b.max(1) / 2).clamp(4, 1 << 16) as i64;
+            let repay = (size / b.max(1) / 2).clamp(8, 1 << 16) as i64;
             let t = if self.cfg.cbr {
                 (b as i64)
                     .saturating_add(error / repay)
@@ -367,6 +402,8 @@ impl RateController for FrameRc {
             qp = super::super::math::clamp_i32(qp, p - 6, p + 3);
         }
         let qp = super::super::math::clamp_i32(qp, lo, hi) as u8;
+        self.replanned = false;
+        self.first_pass_log2c = None;
         self.planned = QpPlan {
             qp,
             qp_min: self.cfg.qp_min,
@@ -378,8 +415,9 @@ impl RateController for FrameRc {
         self.planned
     }
 
-    fn replan(&mut self, r: &FrameResult) -> Option<QpPlan> {
+    fn replan(&mut self, r: &FrameResult) -> Replan {
         let layer = self.planned_layer;
+        let t = if r.intra { I } else { P.saturating_add(layer) };
         // What the CPB, and the CPB of every prefix of layers holding the
         // picture, will hold at its removal (C.3.3).
         let room = self
@@ -387,18 +425,28 @@ impl RateController for FrameRc {
             .fullness_bits()
             .min(self.prefix_fullness(layer).unwrap_or(u64::MAX));
         let bits = u64::from(r.bits);
-        // A CPB that still owes bits underflows at this removal whatever
-        // the picture's size: coding it again cannot help.
-        if bits <= room || self.cpb.deficit > 0 || self.planned.qp >= self.cfg.qp_max {
-            return None;
-        }
         // The coding measured the picture: log2C = log2(bits) + QP / 6, from
         // the QP its macroblocks had (from the hardware: bounded first).
         let qp_avg_q8 = r.qp_avg_q8.min(u32::from(QP_MAX) * 256);
         let log2c = log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6);
+        if self.first_pass_log2c.is_none() {
+            if self.is_cut(t, log2c) {
+                // A scene cut coded as a P picture is intra macroblocks
+                // spent at a P picture's QP: as an intra picture it gets an
+                // intra budget from the CPB, and the P model stays the
+                // scene's.
+                return Replan::Intra;
+            }
+            self.first_pass_log2c = Some(log2c);
+        }
+        // A CPB that still owes bits underflows at this removal whatever
+        // the picture's size: coding it again cannot help.
+        if bits <= room || self.cpb.deficit > 0 || self.planned.qp >= self.cfg.qp_max {
+            return Replan::Keep;
+        }
         // Aim at 3/4 of the room, and round the QP up: every miss costs
         // another hardware run.
-        let aim = (room.saturating_mul(3) / 4).max(256);
+        let aim = (room.saturating_mul(7) / 8).max(256);
         let want = log2c
             .saturating_sub(log2_q8(aim))
             .saturating_mul(6)
@@ -411,7 +459,8 @@ impl RateController for FrameRc {
         ) as u8;
         self.planned.qp = qp;
         self.planned.target_bits = aim.min(u64::from(u32::MAX)) as u32;
-        Some(self.planned)
+        self.replanned = true;
+        Replan::Coarser(self.planned)
     }
 
     fn complete(&mut self, r: &FrameResult) -> u32 {
@@ -421,10 +470,18 @@ impl RateController for FrameRc {
         // log2C = log2(bits) + QP / 6, from the QP the macroblocks really had.
         // qp_avg_q8 comes from the hardware: any u32, so nothing may overflow.
         let qp_avg_q8 = r.qp_avg_q8.min(u32::from(QP_MAX) * 256);
-        let measured = log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6);
+        // A picture coded again was coded last at the QP that fits a nearly
+        // empty buffer, far above its kind's: there, headers and motion that
+        // no QP shrinks are most of the bits. Its first coding, at the QP
+        // the model chose, is what the model learns from.
+        let measured = self
+            .first_pass_log2c
+            .unwrap_or(log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6));
         let slow = self.buffer_frames() >= 16;
+        let mut cut = self.replanned;
         if let (Some(c), Some(k)) = (self.log2c.get_mut(t), self.known.get_mut(t)) {
-            if *k && t != I && measured > c.saturating_add(2 * 256) {
+            if *k && t != I && measured > c.saturating_add(CUT_Q8) {
+                cut = true;
                 // A P picture four times costlier than predicted is a cut,
                 // mostly intra macroblocks: the P pictures after it predict
                 // from the new scene and cost far less. Believe it by a
@@ -456,12 +513,21 @@ impl RateController for FrameRc {
                 }
             }
         }
+        self.p_since_intra = if r.intra {
+            0
+        } else {
+            self.p_since_intra.saturating_add(1)
+        };
         self.last_any_qp = ((qp_avg_q8 + 128) / 256) as u8;
-        if let Some(q) = self.last_qp.get_mut(t) {
-            *q = self.last_any_qp;
-        }
-        if let Some(q) = self.slice_qp.get_mut(t) {
-            *q = self.planned.qp;
+        // A cut, or a picture coded again to fit, had a QP of its own: the
+        // pictures after it step from the QP before it.
+        if !cut {
+            if let Some(q) = self.last_qp.get_mut(t) {
+                *q = self.last_any_qp;
+            }
+            if let Some(q) = self.slice_qp.get_mut(t) {
+                *q = self.planned.qp;
+            }
         }
         self.budget = self.budget.saturating_add(self.bits_per_frame());
         self.spent = self.spent.saturating_add(bits);

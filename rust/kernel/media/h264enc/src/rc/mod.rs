@@ -43,6 +43,17 @@ pub struct QpPlan {
     pub target_bits: u32,
 }
 
+/// What to do with a picture after a coding of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replan {
+    /// Keep the coding.
+    Keep,
+    /// Code it again with this plan: the coding would break the HRD.
+    Coarser(QpPlan),
+    /// Code it again as an intra picture: the P picture was a scene cut.
+    Intra,
+}
+
 /// What a picture turned out to be.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FrameResult {
@@ -60,10 +71,9 @@ pub struct FrameResult {
 pub trait RateController {
     /// Plans the QP of the next picture.
     fn plan(&mut self, f: &FrameInfo) -> QpPlan;
-    /// Plans the picture again from a coding of it that gave `r`: a coarser
-    /// QP when that coding would break the HRD, `None` to keep it.
-    fn replan(&mut self, _r: &FrameResult) -> Option<QpPlan> {
-        None
+    /// Plans the picture again from a coding of it that gave `r`.
+    fn replan(&mut self, _r: &FrameResult) -> Replan {
+        Replan::Keep
     }
     /// Learns from the coded picture; returns filler bits to append (CBR).
     fn complete(&mut self, r: &FrameResult) -> u32;
@@ -94,7 +104,7 @@ impl RateController for Rc {
         }
     }
 
-    fn replan(&mut self, r: &FrameResult) -> Option<QpPlan> {
+    fn replan(&mut self, r: &FrameResult) -> Replan {
         match self {
             Rc::Cqp(c) => c.replan(r),
             Rc::Frame(c) => c.replan(r),
