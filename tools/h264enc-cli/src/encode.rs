@@ -1,5 +1,6 @@
 //! `h264enc encode`: source frames through a stateless encoder device.
 
+use crate::client_rc::{ClientRc, Coprocess, Target};
 use crate::input::{self, Layout};
 use crate::report::{FrameStat, Summary};
 use h264enc_cli::device::{Device, PixelFormat, VirtualDevice};
@@ -36,6 +37,8 @@ pub struct EncodeArgs {
     pub temporal_layers: u8,
     pub layer_split: Option<Vec<u32>>,
     pub client_rc: bool,
+    /// The client's rate controller is this command (client_rc is set).
+    pub client_rc_exec: Option<String>,
     /// Times a failed frame is queued again before the encode fails.
     pub retries: u32,
     /// Frames coded as IDR pictures on request.
@@ -122,30 +125,25 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         return Err("--bitrate-at needs in-kernel rate control (--rc cbr or vbr)".into());
     }
 
-    // Client-driven rate control runs the core's own frame controller in userspace.
+    // Client-driven rate control: the core's own frame controller in
+    // userspace, or another program's.
     let mut client_rc = if a.client_rc {
-        use h264enc::rc::frame::{FrameRc, FrameRcConfig};
-        Some(
-            FrameRc::new(
-                FrameRcConfig {
-                    bitrate: bitrate as u32,
-                    max_bitrate: peak as u32,
-                    cpb_size: cpb_bits as u32,
-                    fps_num: f.fps_num,
-                    fps_den: f.fps_den,
-                    cbr: rc != RcMode::Vbr,
-                    filler: false,
-                    qp_min: a.qp_min,
-                    qp_max: a.qp_max,
-                    max_qp_step: 4,
-                    pixels: f.width * f.height,
-                    temporal_layers: 1,
-                    layer_share_q16: [0; 3],
-                },
-                192,
-            )
-            .map_err(|e| format!("client rate control: {}", e.name()))?,
-        )
+        let t = Target {
+            width: f.width,
+            height: f.height,
+            fps_num: f.fps_num,
+            fps_den: f.fps_den,
+            bitrate,
+            peak,
+            cpb_bits,
+            cbr: rc != RcMode::Vbr,
+            qp_min: a.qp_min,
+            qp_max: a.qp_max,
+        };
+        Some(match &a.client_rc_exec {
+            Some(cmd) => ClientRc::Exec(Coprocess::spawn(cmd, &t)?),
+            None => ClientRc::core(&t)?,
+        })
     } else {
         None
     };
@@ -196,17 +194,13 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
             let mut rcc = v4l2_ctrl_h264_encode_rc::default();
             let mut target = 0;
             if let Some(c) = client_rc.as_mut() {
-                use h264enc::rc::{FrameInfo, RateController};
                 let intra = i == 0
                     || (a.gop > 0 && i.is_multiple_of(u64::from(a.gop)))
                     || a.force_idr.contains(&i);
-                let plan = c.plan(&FrameInfo {
-                    intra,
-                    ..Default::default()
-                });
+                let (qp, bits) = c.plan(i, intra)?;
                 rcc.flags = V4L2_H264_ENCODE_RC_FLAG_QP;
-                rcc.qp = plan.qp;
-                target = plan.target_bits;
+                rcc.qp = qp;
+                target = bits;
             }
             // A failed frame leaves the stream as if it had not been queued:
             // it may be queued again.
@@ -233,13 +227,13 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 eprintln!("h264enc: {why}; queued again ({tries} of {})", a.retries);
             };
             if let Some(c) = client_rc.as_mut() {
-                use h264enc::rc::{FrameResult, RateController};
-                c.complete(&FrameResult {
-                    intra: done.keyframe(),
-                    bits: done.feedback.frame_bytes.saturating_mul(8),
-                    qp_avg_q8: done.feedback.qp_avg_q8,
-                    mbs: mb_w * mb_h,
-                });
+                c.complete(
+                    i,
+                    done.keyframe(),
+                    done.feedback.frame_bytes.saturating_mul(8),
+                    done.feedback.qp_avg_q8,
+                    mb_w * mb_h,
+                )?;
             }
             out.write_all(&done.payload)?;
             let rec = if recon.is_some() || a.stats.is_some() {
@@ -435,6 +429,7 @@ mod tests {
             temporal_layers: 1,
             layer_split: None,
             client_rc: false,
+            client_rc_exec: None,
             retries: 0,
             force_idr: Vec::new(),
             mark_long_term: Vec::new(),

@@ -88,6 +88,14 @@ fn parse_sei(payload: &[u8], initial_len: u32, removal_len: u32) -> (Option<u32>
     (bp, pt)
 }
 
+/// The stream's SPS signals NAL HRD parameters.
+pub fn signals(stream: &[u8]) -> bool {
+    nal_units(stream)
+        .iter()
+        .find(|n| n.nal_type == 7)
+        .is_some_and(|sps| matches!(parse_hrd(&rbsp(&sps.data[1..])), Ok(Some(_))))
+}
+
 /// Checks `stream` against the HRD it signals. Err when it signals none.
 pub fn check(stream: &[u8]) -> Result<HrdReport, String> {
     check_share(stream, 1.0)
@@ -154,8 +162,51 @@ pub fn check_share(stream: &[u8], share: f64) -> Result<HrdReport, String> {
         sched.push((t_ai, t_af, t_r, bits));
         t_af_prev = t_af;
     }
-    // ...then the fullness just before each removal, counting every unit that
-    // has (partly) arrived by then, and the underflow and overflow conditions (C.3).
+    judge(&mut rep, &sched, sig.cbr, sig.cpb_size);
+    Ok(rep)
+}
+
+/// Checks `stream`, which signals no HRD, against a VBR HRD (`cbr_flag` 0)
+/// of `bit_rate` and `cpb_size` that removes a picture every `1 / fps`
+/// seconds from the time the CPB is first full: the buffer model (a VBV) of
+/// an encoder that was told a rate and a buffer and signals neither. Arrival
+/// pauses when the buffer is full, so only underflows break it.
+pub fn check_assumed(stream: &[u8], bit_rate: f64, cpb_size: f64, fps: f64) -> HrdReport {
+    let nals = nal_units(stream);
+    let aus = access_units(stream, &nals);
+    let mut rep = HrdReport {
+        access_units: aus.len(),
+        signalled: Some((bit_rate, cpb_size, false)),
+        ..Default::default()
+    };
+    let init = cpb_size / bit_rate;
+    let mut t_af_prev = 0f64;
+    let sched: Vec<(f64, f64, f64, f64)> = aus
+        .iter()
+        .enumerate()
+        .map(|(n, au)| {
+            let bits = au.bytes as f64 * 8.0;
+            let t_r = init + n as f64 / fps;
+            // C.1.2 with cbr_flag 0: no earlier than the initial delay
+            // before its removal.
+            let t_ai = if n == 0 {
+                0.0
+            } else {
+                t_af_prev.max(t_r - init)
+            };
+            let t_af = t_ai + bits / bit_rate;
+            t_af_prev = t_af;
+            (t_ai, t_af, t_r, bits)
+        })
+        .collect();
+    judge(&mut rep, &sched, false, cpb_size);
+    rep
+}
+
+/// The fullness just before each removal of `sched` (arrival start and end,
+/// removal time, bits of each access unit), counting every unit that has
+/// (partly) arrived by then, and the underflow and overflow conditions (C.3).
+fn judge(rep: &mut HrdReport, sched: &[(f64, f64, f64, f64)], cbr: bool, cpb_size: f64) {
     let mut removed_bits = 0f64;
     for (n, &(_, t_af, t_r, bits)) in sched.iter().enumerate() {
         let arrived: f64 = sched
@@ -176,10 +227,9 @@ pub fn check_share(stream: &[u8], share: f64) -> Result<HrdReport, String> {
         if t_af > t_r + 1e-9 {
             rep.underflows.push(n);
         }
-        if sig.cbr && fullness > sig.cpb_size * (1.0 + 1e-9) {
+        if cbr && fullness > cpb_size * (1.0 + 1e-9) {
             rep.overflows.push(n);
         }
         removed_bits += bits;
     }
-    Ok(rep)
 }

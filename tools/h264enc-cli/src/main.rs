@@ -1,6 +1,7 @@
 //! h264enc: encode YUV/Y4M files to H.264 through a stateless encoder: the
 //! built-in virtual H1 by default, or a V4L2 device.
 
+mod client_rc;
 mod encode;
 mod hrd;
 mod input;
@@ -46,6 +47,11 @@ enum Cmd {
         /// rate and CPB (percent per layer, base first; as encode's --layer-split).
         #[arg(long, value_name = "P0,P1[,P2]", value_delimiter = ',')]
         layer_split: Option<Vec<u32>>,
+        /// With --hrd, for a stream that signals no HRD: hold it to a VBR HRD
+        /// of RATE bits/s and a CPB of CPB bits, a picture removed every 1/FPS
+        /// s from the moment the CPB is first full (a VBV).
+        #[arg(long, value_name = "RATE,CPB,FPS", value_delimiter = ',', num_args = 1)]
+        assume_hrd: Option<Vec<f64>>,
     },
     /// List the stateless H.264 encoders: the virtual one and /dev/video* nodes with the uAPI.
     Devices,
@@ -137,6 +143,11 @@ struct EncodeCli {
     /// The CLI runs rate control and passes each frame's QP (client-driven mode).
     #[arg(long)]
     client_rc: bool,
+    /// Client-driven mode with another program choosing each frame's QP:
+    /// CMD runs with the shell and speaks JSON lines on its stdin and
+    /// stdout (see scripts/rc-compare.py).
+    #[arg(long, value_name = "CMD")]
+    client_rc_exec: Option<String>,
     /// Queue a frame the device fails again, up to N times (0: a failed frame ends the encode).
     #[arg(long, value_name = "N", default_value_t = 0)]
     retries: u32,
@@ -218,7 +229,8 @@ fn main() {
                 ltr_period: e.ltr_period,
                 temporal_layers: e.temporal_layers,
                 layer_split: e.layer_split,
-                client_rc: e.client_rc,
+                client_rc: e.client_rc || e.client_rc_exec.is_some(),
+                client_rc_exec: e.client_rc_exec,
                 retries: e.retries,
                 force_idr: e.force_idr,
                 mark_long_term: e.mark_long_term,
@@ -248,7 +260,16 @@ fn main() {
             hrd,
             temporal_layers,
             layer_split,
-        } => verify::run(&stream, recon.as_deref(), hrd).and_then(|mut r| {
+            assume_hrd,
+        } => match assume_hrd.as_deref() {
+            None => Ok(None),
+            Some(&[rate, cpb, fps]) if rate > 0.0 && cpb > 0.0 && fps > 0.0 => {
+                Ok(Some((rate, cpb, fps)))
+            }
+            Some(_) => Err("--assume-hrd takes RATE,CPB,FPS: three positive numbers".to_string()),
+        }
+        .and_then(|assumed| verify::run(&stream, recon.as_deref(), hrd, assumed))
+        .and_then(|mut r| {
             r += &verify::prefixes(
                 &stream,
                 recon.as_deref(),

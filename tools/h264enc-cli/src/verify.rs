@@ -1,8 +1,17 @@
 //! `h264enc verify`: independent decode, comparison with the reconstruction,
 //! and the HRD check.
 
+/// A CBR HRD to hold a stream that signals none to: bits/s, CPB bits,
+/// pictures per second (`verify --assume-hrd`).
+pub type AssumedHrd = (f64, f64, f64);
+
 /// Checks a stream; returns a report, or what failed and where.
-pub fn run(path: &str, recon: Option<&str>, hrd: bool) -> Result<String, String> {
+pub fn run(
+    path: &str,
+    recon: Option<&str>,
+    hrd: bool,
+    assumed: Option<AssumedHrd>,
+) -> Result<String, String> {
     let stream = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let mut report = String::new();
     let (decoded, decoder) = if h264_oracle::have_ffmpeg() {
@@ -36,7 +45,12 @@ pub fn run(path: &str, recon: Option<&str>, hrd: bool) -> Result<String, String>
         report += &format!("verify: decoded pictures == {r}, byte for byte\n");
     }
     if hrd {
-        let h = crate::hrd::check(&stream).map_err(|e| format!("verify: {path}: HRD: {e}"))?;
+        let h = match assumed {
+            Some((rate, cpb, fps)) if !crate::hrd::signals(&stream) => {
+                crate::hrd::check_assumed(&stream, rate, cpb, fps)
+            }
+            _ => crate::hrd::check(&stream).map_err(|e| format!("verify: {path}: HRD: {e}"))?,
+        };
         let (rate, size, cbr) = h.signalled.unwrap_or_default();
         if !h.underflows.is_empty() || !h.overflows.is_empty() {
             return Err(format!(

@@ -810,3 +810,60 @@ fn low_delay_cbr_keeps_its_hrd_across_cuts() {
         );
     }
 }
+
+#[test]
+fn a_client_rate_controller_in_another_program_sets_each_frames_qp() {
+    // The coprocess reads the configuration, then answers every request
+    // with QP 30 + (frame number % 3) and reads the frame's result.
+    let clip = y4m("meadow", 176, 144, 6);
+    let controller = "read cfg; case $cfg in *'\"bitrate\":200000'*) ;; *) exit 1;; esac; \
+        n=0; while read req; do echo $((30 + n % 3)); read res; \
+        case $res in *'\"bits\":'*) ;; *) exit 1;; esac; n=$((n + 1)); done";
+    let st = tmp("client-exec.jsonl").display().to_string();
+    encode_and_verify(
+        "client-exec",
+        &clip,
+        &[
+            "--bitrate",
+            "200k",
+            "--client-rc-exec",
+            controller,
+            "--stats",
+            &st,
+        ],
+        false,
+    );
+    // The average QP comes from the H1's halved QP sum: an odd sum reads
+    // back one lower, so it is compared rounded.
+    let qps: Vec<i64> = std::fs::read_to_string(&st)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v = l.split("\"qp\":").nth(1).unwrap();
+            v[..v.find(',').unwrap()].parse::<f64>().unwrap().round() as i64
+        })
+        .collect();
+    assert_eq!(
+        qps,
+        [30, 31, 32, 30, 31, 32],
+        "the frames' QPs are the controller's"
+    );
+    // A controller that answers no QP stops the encode with a clear error.
+    let out = tmp("client-exec-bad.h264").display().to_string();
+    let e = run(&[
+        "encode",
+        &clip,
+        "-o",
+        &out,
+        "--bitrate",
+        "200k",
+        "--client-rc-exec",
+        "read cfg; read req; echo fast",
+    ]);
+    assert!(!e.status.success());
+    let msg = String::from_utf8_lossy(&e.stderr);
+    assert!(
+        msg.contains("answered 'fast' for frame 0, not a QP from 0 to 51"),
+        "{msg}"
+    );
+}
