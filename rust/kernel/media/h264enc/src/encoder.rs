@@ -228,7 +228,13 @@ impl Encoder {
                     temporal_layers: cfg.temporal_layers,
                     layer_share_q16: cfg.layer_shares_q16(),
                 },
-                192,
+                // The CPB starts where the rate control keeps it: 7/8 full
+                // with CBR filler, which takes off any excess, else 3/4.
+                if cfg.rc_mode == rc_mode::CBR && cfg.filler != 0 {
+                    224
+                } else {
+                    192
+                },
             )?),
             (rc_mode::CQ, _) => Rc::Cq(CappedCq::new(
                 cfg.qp_i,

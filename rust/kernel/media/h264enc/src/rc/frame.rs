@@ -300,7 +300,9 @@ impl RateController for FrameRc {
                 want.min(fullness / 2)
             }
         } else {
-            // Steer the fullness before the next removal towards 5/8 of the buffer.
+            // Steer the fullness before the next removal towards 5/8 of the
+            // buffer, or 7/8 with CBR filler: filler takes off any excess,
+            // so the buffer may run nearly full, and a cut finds more room.
             let set_point = if self.cfg.filler && self.cfg.cbr {
                 size.saturating_mul(7) / 8
             } else {
