@@ -867,3 +867,115 @@ fn a_client_rate_controller_in_another_program_sets_each_frames_qp() {
         "{msg}"
     );
 }
+
+/// Mean |QP change| between consecutive P pictures, leaving out the three
+/// pictures from each cut (every 30 frames), and the most pictures after a
+/// cut before the QP stays within 2 of the scene's steady QP (the mean of
+/// its last 15).
+fn qp_steadiness(qps: &[(bool, f64)]) -> (f64, usize) {
+    let steps: Vec<f64> = (1..qps.len())
+        .filter(|&i| !qps[i].0 && !qps[i - 1].0 && i % 30 > 2)
+        .map(|i| (qps[i].1 - qps[i - 1].1).abs())
+        .collect();
+    let settle = (30..qps.len() - 29)
+        .step_by(30)
+        .map(|c| {
+            let q: Vec<f64> = qps[c..c + 30].iter().map(|p| p.1).collect();
+            let steady = q[15..].iter().sum::<f64>() / 15.0;
+            (0..=30)
+                .find(|&k| q[k..].iter().all(|v| (v - steady).abs() <= 2.0))
+                .unwrap()
+        })
+        .max()
+        .unwrap();
+    (steps.iter().sum::<f64>() / steps.len() as f64, settle)
+}
+
+#[test]
+fn the_qp_settles_after_a_cut_and_is_as_steady_as_x264s() {
+    // CBR with a one-second buffer on a CIF clip with a cut every 30 frames,
+    // beside x264 veryfast with the same VBV on the same frames.
+    let clip = y4m("scenecut", 352, 288, 120);
+    for kbps in ["300", "800"] {
+        let st = tmp(&format!("steady-{kbps}.jsonl")).display().to_string();
+        let out = tmp(&format!("steady-{kbps}.h264")).display().to_string();
+        let bitrate = format!("{kbps}k");
+        let e = run(&[
+            "encode",
+            &clip,
+            "-o",
+            &out,
+            "--bitrate",
+            &bitrate,
+            "--stats",
+            &st,
+        ]);
+        assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+        let ours: Vec<(bool, f64)> = std::fs::read_to_string(&st)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v = l.split("\"qp\":").nth(1).unwrap();
+                (
+                    l.contains("\"type\":\"I\""),
+                    v[..v.find(',').unwrap()].parse().unwrap(),
+                )
+            })
+            .collect();
+        let x = Command::new("x264")
+            .args([
+                "--verbose",
+                "--threads",
+                "1",
+                "--preset",
+                "veryfast",
+                "--ref",
+                "1",
+                "--bframes",
+                "0",
+                "--bitrate",
+                kbps,
+                "--vbv-maxrate",
+                kbps,
+                "--vbv-bufsize",
+                kbps,
+                "--nal-hrd",
+                "cbr",
+                "-o",
+            ])
+            .arg(tmp(&format!("steady-{kbps}-x264.h264")))
+            .arg(&clip)
+            .output()
+            .expect("x264");
+        assert!(x.status.success());
+        // "x264 [debug]: frame=   N QP=xx.xx NAL=n Slice:P ..."
+        let theirs: Vec<(bool, f64)> = String::from_utf8_lossy(&x.stderr)
+            .lines()
+            .filter(|l| l.contains("frame=") && l.contains("QP=") && l.contains("Slice:"))
+            .map(|l| {
+                let q = l
+                    .split("QP=")
+                    .nth(1)
+                    .unwrap()
+                    .split_whitespace()
+                    .next()
+                    .unwrap();
+                (l.contains("Slice:I"), q.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(theirs.len(), ours.len(), "x264 coded every frame");
+        let (our_steps, our_settle) = qp_steadiness(&ours);
+        let (their_steps, their_settle) = qp_steadiness(&theirs);
+        eprintln!(
+            "{kbps} kb/s: mean |dQP| ours {our_steps:.3}, x264 {their_steps:.3}; settled after {our_settle} and {their_settle} pictures"
+        );
+        assert!(
+            our_settle <= 15,
+            "{kbps} kb/s: the QP settled after {our_settle} pictures"
+        );
+        assert!(
+            our_steps <= their_steps,
+            "{kbps} kb/s: mean |dQP| {our_steps:.3}, x264's {their_steps:.3}"
+        );
+    }
+}
