@@ -102,7 +102,7 @@ if [ ! -f "$vm/initramfs.cpio.gz" ] || [ "$vm/arch/x86/boot/bzImage" -nt "$vm/in
 fi
 
 log "building the workspace (release)"
-(cd "$here" && cargo build --release --quiet -p h264enc-cli -p hantro-h1-emu -p gst-stateless-h264enc)
+(cd "$here" && cargo build --release --quiet -p h264enc-cli -p hantro-h1-emu -p gst-v4l2slh264enc)
 
 ctl=$(mktemp -d /tmp/h1-vm.XXXXXX)
 trap 'rm -rf "$ctl"' EXIT

@@ -11,11 +11,11 @@ use std::process::Command;
 fn plugin_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let so = dir.join("libgststatelessh264enc.so");
+    let so = dir.join("libgstv4l2slh264enc.so");
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let built = modified(&so).unwrap_or_else(|| {
         panic!(
-            "{} has no libgststatelessh264enc.so: cargo build --release --workspace first",
+            "{} has no libgstv4l2slh264enc.so: cargo build --release --workspace first",
             dir.display()
         )
     });
@@ -26,13 +26,13 @@ fn plugin_dir() -> PathBuf {
         .filter_map(|e| e.ok())
         .filter(|e| {
             let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("libgststatelessh264enc-") && n.ends_with(".rlib")
+            n.starts_with("libgstv4l2slh264enc-") && n.ends_with(".rlib")
         })
         .filter_map(|e| modified(&e.path()))
         .max();
     assert!(
         newest_rlib.is_none_or(|r| r <= built),
-        "the plugin is older than the element's code: cargo build --release -p gst-stateless-h264enc"
+        "the plugin is older than the element's code: cargo build --release -p gst-v4l2slh264enc"
     );
     dir.to_path_buf()
 }
@@ -45,7 +45,7 @@ fn tmp(name: &str) -> PathBuf {
 
 fn init() {
     gst::init().unwrap();
-    gststatelessh264enc::plugin_register_static().unwrap();
+    gstv4l2slh264enc::plugin_register_static().unwrap();
 }
 
 #[test]
@@ -53,7 +53,7 @@ fn the_readme_pipeline_runs_in_gst_launch() {
     let out = tmp("out.mkv");
     let pipeline = format!(
         "videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=1280,height=720,framerate=30/1 \
-         ! statelessh264enc rate-control=cbr bitrate=2000000 ! h264parse ! matroskamux \
+         ! v4l2slh264enc rate-control=cbr bitrate=2000000 ! h264parse ! matroskamux \
          ! filesink location={}",
         out.display()
     );
@@ -116,7 +116,7 @@ fn the_readme_pipeline_runs_in_gst_launch() {
 #[test]
 fn gst_inspect_documents_every_property() {
     let r = Command::new("gst-inspect-1.0")
-        .arg("statelessh264enc")
+        .arg("v4l2slh264enc")
         .env("GST_PLUGIN_PATH", plugin_dir())
         .output()
         .unwrap();
@@ -144,7 +144,7 @@ fn gst_inspect_documents_every_property() {
     assert!(text.contains("video/x-h264") && text.contains("byte-stream"));
 }
 
-/// Encodes `frames` through appsrc ! statelessh264enc ! appsink; `before(i, src, enc)`
+/// Encodes `frames` through appsrc ! v4l2slh264enc ! appsink; `before(i, src, enc)`
 /// runs before frame i is pushed. Returns the samples.
 fn encode(
     w: usize,
@@ -165,7 +165,7 @@ fn encode(
         .caps(&caps)
         .format(gst::Format::Time)
         .build();
-    let enc = gst::ElementFactory::make("statelessh264enc")
+    let enc = gst::ElementFactory::make("v4l2slh264enc")
         .build()
         .unwrap();
     for (k, v) in props {
@@ -370,7 +370,7 @@ fn settings_the_device_cannot_honour_fail_with_a_message() {
         let r = Command::new("timeout")
             .args(["60", "gst-launch-1.0", "videotestsrc", "num-buffers=2", "!"])
             .args(["video/x-raw,format=I420,width=176,height=144"])
-            .args(["!", "statelessh264enc"])
+            .args(["!", "v4l2slh264enc"])
             .args(prop.split(' '))
             .args(["!", "fakesink"])
             .env("GST_PLUGIN_PATH", plugin_dir())
@@ -395,7 +395,7 @@ fn a_layer_split_encodes_a_stream_whose_base_layer_decodes_alone() {
         .args(["video/x-raw,format=I420,width=176,height=144,framerate=30/1"])
         .args([
             "!",
-            "statelessh264enc",
+            "v4l2slh264enc",
             "bitrate=300000",
             "temporal-layers=3",
         ])
@@ -418,4 +418,48 @@ fn a_layer_split_encodes_a_stream_whose_base_layer_decodes_alone() {
         String::from_utf8_lossy(&v.stderr)
     );
     assert!(text.contains("layers 0..0 meet their HRD"), "{text}");
+}
+
+#[test]
+fn the_profile_comes_from_downstream_caps() {
+    // Each profile downstream may ask for, through gst-launch-1.0 as a user
+    // writes it; the stream's SPS (ffprobe) is that profile.
+    for (caps, cabac, want) in [
+        ("high", "", "High"),
+        ("main", "", "Main"),
+        // A constrained-baseline stream is a baseline one.
+        ("baseline", "", "Constrained Baseline"),
+        ("constrained-baseline", "", "Constrained Baseline"),
+        // CABAC asks for main; downstream that takes only high gets high.
+        ("high", "cabac=true", "High"),
+    ] {
+        let out = tmp(&format!("profile-{caps}-{cabac}.h264"));
+        let pipeline = format!(
+            "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=176,height=144 \
+             ! v4l2slh264enc {cabac} ! video/x-h264,profile={caps} ! filesink location={}",
+            out.display()
+        );
+        let r = Command::new("gst-launch-1.0")
+            .arg("-q")
+            .args(pipeline.split_whitespace())
+            .env("GST_PLUGIN_PATH", plugin_dir())
+            .output()
+            .unwrap();
+        assert!(
+            r.status.success(),
+            "profile={caps}: {}{}",
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let probe = Command::new("ffprobe")
+            .args(["-v", "error", "-show_entries", "stream=profile", "-of", "csv=p=0"])
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&probe.stdout).trim(),
+            want,
+            "profile={caps} {cabac}"
+        );
+    }
 }

@@ -811,6 +811,21 @@ fn low_delay_cbr_keeps_its_hrd_across_cuts() {
     }
 }
 
+/// (intra, average QP) of every frame of a --stats file.
+fn stats_qps(path: &str) -> Vec<(bool, f64)> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v = l.split("\"qp\":").nth(1).unwrap();
+            (
+                l.contains("\"type\":\"I\""),
+                v[..v.find(',').unwrap()].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn a_client_rate_controller_in_another_program_sets_each_frames_qp() {
     // The coprocess reads the configuration, then answers every request
@@ -835,13 +850,9 @@ fn a_client_rate_controller_in_another_program_sets_each_frames_qp() {
     );
     // The average QP comes from the H1's halved QP sum: an odd sum reads
     // back one lower, so it is compared rounded.
-    let qps: Vec<i64> = std::fs::read_to_string(&st)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v = l.split("\"qp\":").nth(1).unwrap();
-            v[..v.find(',').unwrap()].parse::<f64>().unwrap().round() as i64
-        })
+    let qps: Vec<i64> = stats_qps(&st)
+        .iter()
+        .map(|&(_, q)| q.round() as i64)
         .collect();
     assert_eq!(
         qps,
@@ -911,17 +922,7 @@ fn the_qp_settles_after_a_cut_and_is_as_steady_as_x264s() {
             &st,
         ]);
         assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
-        let ours: Vec<(bool, f64)> = std::fs::read_to_string(&st)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let v = l.split("\"qp\":").nth(1).unwrap();
-                (
-                    l.contains("\"type\":\"I\""),
-                    v[..v.find(',').unwrap()].parse().unwrap(),
-                )
-            })
-            .collect();
+        let ours = stats_qps(&st);
         let x = Command::new("x264")
             .args([
                 "--verbose",

@@ -272,6 +272,31 @@ pub unsafe extern "C" fn h264enc_write_headers(ctx: *mut Ctx, buf: *mut u8, len:
     }
 }
 
+/// What the hardware wrote, as slices: the stream and its NAL size table;
+/// `None` for a null pointer or more than 1024 NAL units.
+///
+/// # Safety
+///
+/// `stream` must be null or readable for `stream_len` bytes and `nal_sizes`
+/// null or readable for `num_nals` entries, for `'a`.
+unsafe fn hw_output<'a>(
+    stream: *const u8,
+    stream_len: usize,
+    nal_sizes: *const u32,
+    num_nals: u32,
+) -> Option<(&'a [u8], &'a [u32])> {
+    if stream.is_null() || nal_sizes.is_null() || num_nals > 1024 {
+        return None;
+    }
+    // SAFETY: both pointers are non-null, and the caller guarantees their lengths.
+    Some(unsafe {
+        (
+            core::slice::from_raw_parts(stream, stream_len),
+            core::slice::from_raw_parts(nal_sizes, num_nals as usize),
+        )
+    })
+}
+
 /// Decides whether to code the planned frame again, from the feedback of a
 /// hardware run of it.
 ///
@@ -323,20 +348,17 @@ pub unsafe extern "C" fn h264enc_replan_frame(
     num_nals: u32,
     plan: *mut FramePlan,
 ) -> i32 {
-    if stream.is_null() || nal_sizes.is_null() || num_nals > 1024 {
-        return EINVAL;
-    }
-    // SAFETY: the caller guarantees every pointer is valid for the given lengths.
-    let (enc, fb, plan, stream, nals) = match unsafe {
+    // SAFETY: the caller guarantees every pointer is null or valid for the
+    // given lengths.
+    let (enc, fb, plan, (stream, nals)) = match unsafe {
         (
             encoder(ctx),
             fb.as_ref(),
             plan.as_mut(),
-            core::slice::from_raw_parts(stream, stream_len),
-            core::slice::from_raw_parts(nal_sizes, num_nals as usize),
+            hw_output(stream, stream_len, nal_sizes, num_nals),
         )
     } {
-        (Some(e), Some(f), Some(p), st, n) => (e, f, p, st, n),
+        (Some(e), Some(f), Some(p), Some(o)) => (e, f, p, o),
         _ => return EINVAL,
     };
     match enc.replan_frame(fb, stream, nals) {
@@ -393,20 +415,17 @@ pub unsafe extern "C" fn h264enc_complete_frame(
     num_nals: u32,
     status: *mut FrameStatus,
 ) -> i32 {
-    if stream.is_null() || nal_sizes.is_null() || num_nals > 1024 {
-        return EINVAL;
-    }
-    // SAFETY: the caller guarantees every pointer is valid for the given lengths.
-    let (enc, fb, status, stream, nals) = match unsafe {
+    // SAFETY: the caller guarantees every pointer is null or valid for the
+    // given lengths.
+    let (enc, fb, status, (stream, nals)) = match unsafe {
         (
             encoder(ctx),
             fb.as_ref(),
             status.as_mut(),
-            core::slice::from_raw_parts(stream, stream_len),
-            core::slice::from_raw_parts(nal_sizes, num_nals as usize),
+            hw_output(stream, stream_len, nal_sizes, num_nals),
         )
     } {
-        (Some(e), Some(f), Some(s), st, n) => (e, f, s, st, n),
+        (Some(e), Some(f), Some(s), Some(o)) => (e, f, s, o),
         _ => return EINVAL,
     };
     match enc.complete_frame(fb, stream, nals) {

@@ -465,17 +465,10 @@ impl Encoder {
         plan.qp_max = q.qp_max;
         plan.target_bits = q.target_bits;
         let inframe = self.plan_inframe(&mut plan, header_bits, !decision.idr);
-        self.pending = Some(Pending {
-            plan,
-            decision,
-            timestamp: p.timestamp,
-            abs_frame_num,
-            pic_order_cnt,
-            header_bits,
-            inframe,
-            passes: 1,
-            params: *p,
-        });
+        let pending = self.pending.as_mut().ok_or(Error::BadState)?;
+        pending.plan = plan;
+        pending.header_bits = header_bits;
+        pending.inframe = inframe;
         Ok(plan)
     }
 

@@ -17,13 +17,13 @@ use std::sync::{LazyLock, Mutex};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
-        "statelessh264enc",
+        "v4l2slh264enc",
         gst::DebugColorFlags::empty(),
         Some("H.264 encoder over a stateless encoder device"),
     )
 });
 
-/// Property values (names as in the `v4l2slh264enc` proposal where they overlap).
+/// Property values (names as in the 2023 RFC's `v4l2slh264enc` where they overlap).
 #[derive(Clone, Debug)]
 struct Settings {
     device: String,
@@ -85,19 +85,21 @@ struct State {
     frame: Vec<u8>,
     caps_sent: bool,
     rate_control: RateControl,
+    /// The profile the output caps name (downstream's choice, or the SPS's).
+    profile: &'static str,
 }
 
-/// The `statelessh264enc` element.
+/// The `v4l2slh264enc` element.
 #[derive(Default)]
-pub struct StatelessH264Enc {
+pub struct V4l2SlH264Enc {
     settings: Mutex<Settings>,
     state: Mutex<Option<State>>,
 }
 
 #[glib::object_subclass]
-impl ObjectSubclass for StatelessH264Enc {
-    const NAME: &'static str = "GstStatelessH264Enc";
-    type Type = super::StatelessH264Enc;
+impl ObjectSubclass for V4l2SlH264Enc {
+    const NAME: &'static str = "GstV4l2SlH264Enc";
+    type Type = super::V4l2SlH264Enc;
     type ParentType = gst_video::VideoEncoder;
 }
 
@@ -111,7 +113,7 @@ fn uint(name: &str, blurb: &str, min: u32, max: u32, default: u32) -> glib::Para
         .build()
 }
 
-impl ObjectImpl for StatelessH264Enc {
+impl ObjectImpl for V4l2SlH264Enc {
     fn properties() -> &'static [glib::ParamSpec] {
         static PROPS: LazyLock<Vec<glib::ParamSpec>> = LazyLock::new(|| {
             let d = Settings::default();
@@ -150,7 +152,7 @@ impl ObjectImpl for StatelessH264Enc {
                     d.keyframe_interval,
                 ),
                 glib::ParamSpecBoolean::builder("cabac")
-                    .blurb("CABAC entropy coding (main profile)")
+                    .blurb("CABAC entropy coding: the main profile, or high where downstream caps ask for it")
                     .default_value(d.cabac)
                     .mutable_ready()
                     .build(),
@@ -268,9 +270,9 @@ impl ObjectImpl for StatelessH264Enc {
     }
 }
 
-impl GstObjectImpl for StatelessH264Enc {}
+impl GstObjectImpl for V4l2SlH264Enc {}
 
-impl ElementImpl for StatelessH264Enc {
+impl ElementImpl for V4l2SlH264Enc {
     fn metadata() -> Option<&'static gst::subclass::ElementMetadata> {
         static META: LazyLock<gst::subclass::ElementMetadata> = LazyLock::new(|| {
             gst::subclass::ElementMetadata::new(
@@ -293,10 +295,7 @@ impl ElementImpl for StatelessH264Enc {
             let src = gst::Caps::builder("video/x-h264")
                 .field("stream-format", "byte-stream")
                 .field("alignment", "au")
-                .field(
-                    "profile",
-                    gst::List::new(["constrained-baseline", "baseline", "main"]),
-                )
+                .field("profile", gst::List::new(CAPS_PROFILES))
                 .build();
             vec![
                 gst::PadTemplate::new(
@@ -319,6 +318,45 @@ impl ElementImpl for StatelessH264Enc {
     }
 }
 
+/// The profiles the element codes, as caps name them, in its order of
+/// preference when downstream leaves the choice open.
+const CAPS_PROFILES: [&str; 4] = ["constrained-baseline", "baseline", "main", "high"];
+
+/// The profile to code, and the name the output caps give it: the one the
+/// settings ask for (`cabac`: main, else constrained-baseline) when
+/// downstream accepts it, else the first of `CAPS_PROFILES` downstream
+/// accepts. A constrained-baseline stream is a baseline one: downstream that
+/// takes only `baseline` gets it under that name.
+fn choose_profile(s: &Settings, allowed: Option<&gst::Caps>) -> (Profile, &'static str) {
+    let wanted = if s.cabac { "main" } else { "constrained-baseline" };
+    let accepts = |name: &str| -> bool {
+        let Some(caps) = allowed else { return true };
+        caps.iter().any(|st| match st.value("profile") {
+            Err(_) => true,
+            Ok(v) => match v.get::<&str>() {
+                Ok(p) => p == name,
+                Err(_) => v
+                    .get::<gst::List>()
+                    .is_ok_and(|l| l.iter().any(|x| x.get::<&str>() == Ok(name))),
+            },
+        })
+    };
+    let name = if accepts(wanted) {
+        wanted
+    } else {
+        CAPS_PROFILES
+            .into_iter()
+            .find(|p| accepts(p))
+            .unwrap_or(wanted)
+    };
+    let profile = match name {
+        "main" => Profile::Main,
+        "high" => Profile::High,
+        _ => Profile::Baseline,
+    };
+    (profile, name)
+}
+
 /// The stream the settings ask for at `width`x`height`; Err for a setting
 /// that cannot be right at any size.
 fn stream_config(
@@ -327,6 +365,7 @@ fn stream_config(
     height: u32,
     (fps_num, fps_den): (u32, u32),
     format: PixelFormat,
+    profile: Profile,
 ) -> Result<StreamConfig, String> {
     let layer_split = if s.layer_split.trim().is_empty() {
         None
@@ -365,14 +404,11 @@ fn stream_config(
         qp_min: s.qp_min as u8,
         qp_max: s.qp_max as u8,
         gop: s.keyframe_interval,
-        profile: if s.cabac {
-            Profile::Main
-        } else {
-            Profile::Baseline
-        },
+        profile,
         cabac: Some(s.cabac),
         cabac_init_idc: s.cabac_init_idc as u8,
-        transform_8x8: Some(false),
+        // High: its 8x8 transform, as h264enc --profile high has it.
+        transform_8x8: Some(profile == Profile::High),
         slices: 1,
         ltr_period: s.ltr_period,
         long_term: s.ltr_period > 0,
@@ -425,7 +461,7 @@ fn profile_level(au: &[u8]) -> Option<(&'static str, String)> {
     Some((profile, level))
 }
 
-impl StatelessH264Enc {
+impl V4l2SlH264Enc {
     fn apply_bitrate(&self, bitrate: u32, peak: u32) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(st) = state.as_mut() {
@@ -462,7 +498,7 @@ impl StatelessH264Enc {
     }
 }
 
-impl VideoEncoderImpl for StatelessH264Enc {
+impl VideoEncoderImpl for V4l2SlH264Enc {
     /// Checks what does not depend on the format in the state change, so a
     /// wrong setting or node fails it at once instead of in the streaming thread.
     fn start(&self) -> Result<(), gst::ErrorMessage> {
@@ -472,7 +508,9 @@ impl VideoEncoderImpl for StatelessH264Enc {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let settings_error = |e: String| gst::error_msg!(gst::LibraryError::Settings, ["{}", e]);
-        let cfg = stream_config(&s, 16, 16, (30, 1), PixelFormat::I420).map_err(settings_error)?;
+        let (profile, _) = choose_profile(&s, None);
+        let cfg = stream_config(&s, 16, 16, (30, 1), PixelFormat::I420, profile)
+            .map_err(settings_error)?;
         if let Some(rc) = cfg.rc {
             layer_rates(&cfg, rc, u64::from(s.bitrate)).map_err(settings_error)?;
         }
@@ -508,7 +546,12 @@ impl VideoEncoderImpl for StatelessH264Enc {
             (n, d) if n > 0 && d > 0 => (n as u32, d as u32),
             _ => (30, 1),
         };
-        let cfg = match stream_config(&s, info.width(), info.height(), (fps_num, fps_den), format) {
+        // The profile downstream takes (video/x-h264,profile=...).
+        let allowed = self.obj().src_pad().allowed_caps();
+        let (profile, profile_name) = choose_profile(&s, allowed.as_ref());
+        gst::info!(CAT, imp = self, "coding the {profile_name} profile");
+        let size = (info.width(), info.height());
+        let cfg = match stream_config(&s, size.0, size.1, (fps_num, fps_den), format, profile) {
             Ok(c) => c,
             Err(e) => {
                 gst::element_imp_error!(self, gst::LibraryError::Settings, ["{}", e]);
@@ -540,6 +583,7 @@ impl VideoEncoderImpl for StatelessH264Enc {
             frame: Vec::new(),
             caps_sent: false,
             rate_control: s.rate_control,
+            profile: profile_name,
         });
         Ok(())
     }
@@ -587,12 +631,22 @@ impl VideoEncoderImpl for StatelessH264Enc {
             return Err(gst::FlowError::Error);
         }
         if !st.caps_sent {
-            let (profile, level) =
+            let (coded, level) =
                 profile_level(&done.payload).ok_or(gst::FlowError::NotNegotiated)?;
+            // A constrained-baseline stream goes out as the baseline one
+            // downstream asked for; any other must be what was negotiated.
+            if coded != st.profile && !(coded == "constrained-baseline" && st.profile == "baseline") {
+                gst::element_imp_error!(
+                    self,
+                    gst::StreamError::Encode,
+                    ["the device coded the {} profile, not {}", coded, st.profile]
+                );
+                return Err(gst::FlowError::NotNegotiated);
+            }
             let caps = gst::Caps::builder("video/x-h264")
                 .field("stream-format", "byte-stream")
                 .field("alignment", "au")
-                .field("profile", profile)
+                .field("profile", st.profile)
                 .field("level", level)
                 .build();
             st.caps_sent = true;

@@ -1,4 +1,4 @@
-//! The `statelessh264enc` element.
+//! The `v4l2slh264enc` element.
 
 use gst::glib;
 use gst::prelude::*;
@@ -7,14 +7,14 @@ mod imp;
 
 glib::wrapper! {
     /// H.264 encoder over a stateless encoder device.
-    pub struct StatelessH264Enc(ObjectSubclass<imp::StatelessH264Enc>)
+    pub struct V4l2SlH264Enc(ObjectSubclass<imp::V4l2SlH264Enc>)
         @extends gst_video::VideoEncoder, gst::Element, gst::Object;
 }
 
 /// Rate-control modes (the `rate-control` property).
 #[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum)]
 #[repr(u32)]
-#[enum_type(name = "GstStatelessH264EncRateControl")]
+#[enum_type(name = "GstV4l2SlH264EncRateControl")]
 pub enum RateControl {
     /// Constant QP (`quantizer`).
     #[enum_value(name = "Constant QP", nick = "cqp")]
@@ -34,8 +34,8 @@ pub enum RateControl {
 pub fn register(plugin: &gst::Plugin) -> Result<(), glib::BoolError> {
     gst::Element::register(
         Some(plugin),
-        "statelessh264enc",
+        "v4l2slh264enc",
         gst::Rank::NONE,
-        StatelessH264Enc::static_type(),
+        V4l2SlH264Enc::static_type(),
     )
 }
