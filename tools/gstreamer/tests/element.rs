@@ -165,9 +165,7 @@ fn encode(
         .caps(&caps)
         .format(gst::Format::Time)
         .build();
-    let enc = gst::ElementFactory::make("v4l2slh264enc")
-        .build()
-        .unwrap();
+    let enc = gst::ElementFactory::make("v4l2slh264enc").build().unwrap();
     for (k, v) in props {
         enc.set_property_from_str(k, v);
     }
@@ -393,12 +391,7 @@ fn a_layer_split_encodes_a_stream_whose_base_layer_decodes_alone() {
     let r = Command::new("gst-launch-1.0")
         .args(["videotestsrc", "num-buffers=16", "!"])
         .args(["video/x-raw,format=I420,width=176,height=144,framerate=30/1"])
-        .args([
-            "!",
-            "v4l2slh264enc",
-            "bitrate=300000",
-            "temporal-layers=3",
-        ])
+        .args(["!", "v4l2slh264enc", "bitrate=300000", "temporal-layers=3"])
         .args(["layer-split=50,25,25", "!", "filesink"])
         .arg(format!("location={}", out.display()))
         .env("GST_PLUGIN_PATH", plugin_dir())
@@ -452,7 +445,14 @@ fn the_profile_comes_from_downstream_caps() {
             String::from_utf8_lossy(&r.stderr)
         );
         let probe = Command::new("ffprobe")
-            .args(["-v", "error", "-show_entries", "stream=profile", "-of", "csv=p=0"])
+            .args([
+                "-v",
+                "error",
+                "-show_entries",
+                "stream=profile",
+                "-of",
+                "csv=p=0",
+            ])
             .arg(&out)
             .output()
             .unwrap();

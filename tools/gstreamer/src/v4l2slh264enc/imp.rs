@@ -328,7 +328,11 @@ const CAPS_PROFILES: [&str; 4] = ["constrained-baseline", "baseline", "main", "h
 /// accepts. A constrained-baseline stream is a baseline one: downstream that
 /// takes only `baseline` gets it under that name.
 fn choose_profile(s: &Settings, allowed: Option<&gst::Caps>) -> (Profile, &'static str) {
-    let wanted = if s.cabac { "main" } else { "constrained-baseline" };
+    let wanted = if s.cabac {
+        "main"
+    } else {
+        "constrained-baseline"
+    };
     let accepts = |name: &str| -> bool {
         let Some(caps) = allowed else { return true };
         caps.iter().any(|st| match st.value("profile") {
@@ -635,7 +639,8 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
                 profile_level(&done.payload).ok_or(gst::FlowError::NotNegotiated)?;
             // A constrained-baseline stream goes out as the baseline one
             // downstream asked for; any other must be what was negotiated.
-            if coded != st.profile && !(coded == "constrained-baseline" && st.profile == "baseline") {
+            if coded != st.profile && !(coded == "constrained-baseline" && st.profile == "baseline")
+            {
                 gst::element_imp_error!(
                     self,
                     gst::StreamError::Encode,
