@@ -35,6 +35,7 @@ pub mod rc;
 pub mod sei;
 pub mod slice_header;
 pub mod sps;
+pub mod stream;
 pub mod verify;
 
 pub use error::{Error, Result};
