@@ -212,7 +212,7 @@ class X264Abr:
 
     def plan(self, intra):
         if self.complexity is None:
-            self.q, self.rceq = qstep(26), None
+            self.rceq = None
             return 26
         # The blurred complexity, and qscale = complexity^(1 - qcomp) / rate_factor.
         self.cplx_sum = self.cplx_sum * 0.5 + self.complexity
@@ -233,7 +233,6 @@ class X264Abr:
             if self.buffer - size + self.per_pic >= self.c["cpb_bits"] * 0.5:
                 break
             q *= 1.05
-        self.q = q
         return int(round(max(10, min(51, qp_of(q)))))
 
     def done(self, intra, bits, qp):
