@@ -66,6 +66,7 @@ forced-idr cif.y4m --qp 30 --force-idr 4,9
 bitrate-change cif.y4m --bitrate 300k --bitrate-at 6:120k
 vbr-bitrate-change cif.y4m --rc vbr --bitrate 300k --bitrate-at 4:500k
 low-delay cut.y4m --bitrate 300k --cpb-size 100 --filler
+skip cut.y4m --bitrate 150k --cpb-size 100 --filler
 CASES
 lavfi() { ffmpeg -loglevel error -y -f lavfi -i "$1" "${@:2}"; }
 lavfi testsrc=size=176x144:rate=30 -frames:v 10 -pix_fmt yuv420p "$out/qcif.y4m"
@@ -74,7 +75,8 @@ lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt nv12 -f rawvideo "$out/
 lavfi testsrc2=size=352x288:rate=30 -frames:v 12 -pix_fmt yuv420p "$out/cif.y4m"
 lavfi testsrc2=size=1920x1080:rate=30 -frames:v 2 -pix_fmt yuv420p "$out/hd.y4m"
 # A scene cut at frame 6: with a 100 ms CPB its P picture becomes an IDR
-# picture, coded again until it fits (the driver restarts the hardware).
+# picture, coded again until it fits (the driver restarts the hardware); at
+# 150 kb/s none fits, and the core writes the picture as skipped.
 lavfi "testsrc2=size=352x288:rate=30,trim=end_frame=6[a];mandelbrot=size=352x288:rate=30,trim=end_frame=6,setpts=PTS-STARTPTS[b];[a][b]concat" \
 	-frames:v 12 -pix_fmt yuv420p "$out/cut.y4m"
 lavfi testsrc2=size=96x48:rate=30 -frames:v 1000 -pix_fmt yuv420p "$out/long.y4m"
@@ -230,6 +232,13 @@ grep -q '"passes":2' "$out/low-delay.dev.jsonl" ||
 "$here/target/release/h264enc" verify "$out/low-delay.dev.h264" --hrd >"$out/low-delay.hrd.log" 2>&1 ||
 	{ cat "$out/low-delay.hrd.log" >&2; fail "low-delay: the stream breaks its HRD"; }
 echo "h1-vm-check: low delay: the real driver coded the cut again as an IDR picture (3 runs) and a P picture at a coarser QP (2 runs); HRD kept"
+# Where no coding fits, the picture the core writes as skipped, its
+# reconstruction copied by the driver (the pictures after it predict from it).
+grep -q '"index":6,"type":"P".*"skipped":true' "$out/skip.dev.jsonl" ||
+	fail "skip: the cut that no coding fits was not skipped"
+"$here/target/release/h264enc" verify "$out/skip.dev.h264" --hrd >"$out/skip.hrd.log" 2>&1 ||
+	{ cat "$out/skip.hrd.log" >&2; fail "skip: the stream breaks its HRD"; }
+echo "h1-vm-check: skip: the real driver sent the cut that no coding fits as a skipped picture; HRD kept"
 
 # The faults: each reason in the feedback, each frame queued again, and the
 # stream is the fault-free one.

@@ -101,6 +101,18 @@
 #define H264ENC_FRAME_MARK_LONG_TERM 16
 
 /**
+ * H264ENC_REPLAN_CODE_AGAIN - h264enc_replan_frame(): code the frame again with
+ * the new plan.
+ */
+#define H264ENC_REPLAN_CODE_AGAIN 1
+
+/**
+ * H264ENC_REPLAN_SKIP - h264enc_replan_frame(): no coding fits; complete the
+ * frame as a skipped picture with h264enc_complete_skipped().
+ */
+#define H264ENC_REPLAN_SKIP 2
+
+/**
  * H264ENC_CHECKPOINTS - Number of H1 checkpoints.
  */
 #define H264ENC_CHECKPOINTS 10
@@ -586,9 +598,11 @@ struct h264enc_frame_status {
 	 */
 	__u8 passes;
 	/**
-	 * @reserved: Zero.
+	 * @skipped: 1 when no coding fitted the CPB and the core wrote the
+	 * picture as skipped: every macroblock P_Skip, a copy of its reference
+	 * picture.
 	 */
-	__u8 reserved;
+	__u8 skipped;
 };
 
 /**
@@ -734,8 +748,9 @@ int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
  * @stream_len: bytes of @stream.
  * @nal_sizes: the hardware's NAL size table, one entry per NAL unit.
  * @num_nals: entries of @nal_sizes, at most 1024.
- * @plan: on 1, the new plan to program in full, headers
- * (h264enc_write_headers()) included.
+ * @plan: on %H264ENC_REPLAN_CODE_AGAIN, the new plan to program in full,
+ * headers (h264enc_write_headers()) included; on %H264ENC_REPLAN_SKIP, the plan
+ * of the skipped picture.
  *
  * The coding is verified first, as h264enc_complete_frame() does: output that
  * disagrees with the plan drops the frame as it does there.
@@ -744,7 +759,8 @@ int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
  * with a low-delay buffer) is coded again at a coarser QP, and a P picture that
  * was a scene cut is coded again as an IDR picture (new headers too: the driver
  * writes them again), up to three runs in all; &h264enc_frame_status.passes
- * reports the runs it took.
+ * reports the runs it took. A P picture (or a cut's IDR picture's P picture)
+ * that no run fits is skipped: a copy of its reference.
  *
  * Safety: @ctx must be null or an initialized context, @fb null or readable,
  * @stream null or readable for @stream_len bytes, @nal_sizes null or readable
@@ -755,11 +771,13 @@ int h264enc_write_headers(struct h264enc_ctx *ctx, __u8 *buf, size_t len);
  * locks. hantro calls it from its done work item. The caller serializes it with
  * every other call on @ctx; calls on distinct contexts may run concurrently.
  *
- * Return: 1 when the frame is to be coded again with ``*plan``, 0 to complete
- * it with h264enc_complete_frame(), or a negative errno: -EINVAL for a null
- * pointer, an uninitialized context or more than 1024 NAL units, -EBUSY if no
- * frame is planned, and for output that disagrees with the plan (the frame is
- * then dropped) -EPROTO, -EBADMSG, -ENODATA or -EOVERFLOW.
+ * Return: %H264ENC_REPLAN_CODE_AGAIN when the frame is to be coded again with
+ * ``*plan``, %H264ENC_REPLAN_SKIP to complete it with
+ * h264enc_complete_skipped(), 0 to complete it with h264enc_complete_frame(),
+ * or a negative errno: -EINVAL for a null pointer, an uninitialized context or
+ * more than 1024 NAL units, -EBUSY if no frame is planned, and for output that
+ * disagrees with the plan (the frame is then dropped) -EPROTO, -EBADMSG,
+ * -ENODATA or -EOVERFLOW.
  */
 int h264enc_replan_frame(struct h264enc_ctx *ctx,
 			 const struct h264enc_hw_feedback *fb,
@@ -802,6 +820,36 @@ int h264enc_complete_frame(struct h264enc_ctx *ctx,
 			   const __u8 *stream, size_t stream_len,
 			   const __u32 *nal_sizes, __u32 num_nals,
 			   struct h264enc_frame_status *status);
+
+/**
+ * h264enc_complete_skipped() - Completes the planned frame as the skipped
+ * picture that h264enc_replan_frame() chose.
+ * @ctx: a context whose last replan returned %H264ENC_REPLAN_SKIP.
+ * @buf: where the access unit goes: the start of the CAPTURE buffer.
+ * @len: bytes of @buf.
+ * @status: filled on success with what the driver reports for the frame.
+ *
+ * Writes the whole access unit again (the headers, then one slice of P_Skip
+ * macroblocks) and moves the stream state on as h264enc_complete_frame() does.
+ * The picture is a copy of the plan's ``ref_slot``: the driver copies that
+ * reconstruction to ``rec_slot``. On error the frame is dropped as by
+ * h264enc_abort_frame().
+ *
+ * Safety: @ctx must be null or an initialized context, @buf null or writable
+ * for @len bytes and @status null or writable, each used by no other call
+ * meanwhile.
+ *
+ * Context: Any context, hard IRQ included: it does not sleep, allocate or take
+ * locks. The caller serializes it with every other call on @ctx; calls on
+ * distinct contexts may run concurrently.
+ *
+ * Return: The bytes written, without the filler of ``status->filler_bytes``, or
+ * a negative errno: -EINVAL for a null pointer or an uninitialized context,
+ * -EBUSY if no frame is planned as a skipped picture, -ENOSPC if @buf cannot
+ * hold the access unit.
+ */
+int h264enc_complete_skipped(struct h264enc_ctx *ctx, __u8 *buf, size_t len,
+			     struct h264enc_frame_status *status);
 
 /**
  * h264enc_abort_frame() - Drops the planned frame after a hardware error or a

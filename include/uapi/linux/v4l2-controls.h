@@ -1777,6 +1777,8 @@ struct v4l2_ctrl_h264_encode_rc {
 #define V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW	0x00000004
 /* The CPB overflowed while this access unit arrived. */
 #define V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW	0x00000008
+/* No coding fitted the CPB: the frame is a copy of its reference picture. */
+#define V4L2_H264_ENCODE_FEEDBACK_FLAG_SKIPPED		0x00000010
 
 /**
  * struct v4l2_ctrl_h264_encode_feedback - what encoding a frame gave
@@ -1815,7 +1817,8 @@ struct v4l2_ctrl_h264_encode_rc {
  * @passes: times the hardware coded the frame: 1, or more when the driver
  *	coded it again before completing the request, at a coarser QP (a
  *	coding would have underflowed the CPB) or as an IDR picture (a P
- *	picture was a scene cut).
+ *	picture was a scene cut). With V4L2_H264_ENCODE_FEEDBACK_FLAG_SKIPPED,
+ *	the codings the driver discarded.
  * @reserved: must be zero.
  *
  * The driver sets this control in the request of the frame when it completes;

@@ -244,7 +244,7 @@ static void h264enc_core_test_bad_hardware(struct kunit *test)
 /*
  * A coding is verified before its statistics decide anything: one that is
  * not the plan drops the frame. A constant-QP picture that is the plan is
- * kept: it has no HRD to keep.
+ * kept: it has no HRD to keep, and it is not a skipped picture.
  */
 static void h264enc_core_test_replan(struct kunit *test)
 {
@@ -252,7 +252,9 @@ static void h264enc_core_test_replan(struct kunit *test)
 	struct h264enc_frame_plan plan, again;
 	struct h264enc_hw_feedback fb;
 	u32 len = sizeof(h264enc_test_idr_slice);
+	struct h264enc_frame_status st;
 	struct h264enc_stats stats;
+	u8 au[64];
 
 	KUNIT_EXPECT_EQ(test, h264enc_replan_frame(NULL, &fb, h264enc_test_idr_slice, len,
 						   &len, 1, &again), -EINVAL);
@@ -264,6 +266,10 @@ static void h264enc_core_test_replan(struct kunit *test)
 						   &len, 1, &again), -EINVAL);
 	KUNIT_EXPECT_EQ(test, h264enc_replan_frame(ctx, &fb, h264enc_test_idr_slice, len,
 						   &len, 1, &again), 0);
+	/* A picture the replan keeps is not completed as a skipped one. */
+	KUNIT_EXPECT_EQ(test, h264enc_complete_skipped(NULL, au, sizeof(au), &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, h264enc_complete_skipped(ctx, NULL, sizeof(au), &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, h264enc_complete_skipped(ctx, au, sizeof(au), &st), -EBUSY);
 	/* The P slice where the IDR was planned: dropped, as by completion. */
 	len = sizeof(h264enc_test_p_slice);
 	test_feedback(&fb, len);

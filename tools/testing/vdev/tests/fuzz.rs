@@ -256,8 +256,22 @@ fn fuzz_controls_driver_and_core() {
                         )
                     };
                     core_calls += 1;
-                    assert!(r <= 1);
+                    assert!(r <= 2);
                     if r < 0 {
+                        continue;
+                    }
+                    if r == 2 || rng.next().is_multiple_of(8) {
+                        // The skipped picture, also where none was chosen
+                        // (refused), into a buffer of any size.
+                        let mut au = vec![0u8; (rng.next() % 600) as usize];
+                        let mut st = h264enc::plan::FrameStatus::default();
+                        // SAFETY: `au` is writable for its length.
+                        let n = unsafe {
+                            h264enc_complete_skipped(&mut *ctx, au.as_mut_ptr(), au.len(), &mut st)
+                        };
+                        core_calls += 1;
+                        assert!(n < 0 || (n as usize) <= au.len());
+                        assert!(r == 2 || n < 0, "a skip completed that was not chosen");
                         continue;
                     }
                 }

@@ -42,6 +42,21 @@ pub fn init_states(intra: bool, cabac_init_idc: u8, slice_qp: u8, states: &mut [
     Ok(())
 }
 
+/// The initial state of one context variable of a P slice (9.3.1.1), in
+/// the form [`init_states`] writes; `ctx_idx` below [`NUM_CONTEXTS`] and not
+/// end_of_slice_flag's, `cabac_init_idc` 0 to 2, `slice_qp` 0 to 51.
+pub fn p_slice_state(ctx_idx: usize, cabac_init_idc: u8, slice_qp: u8) -> Result<u8> {
+    if ctx_idx == END_OF_SLICE_CTX_IDX || slice_qp > 51 {
+        return Err(Error::InvalidParam);
+    }
+    let mn = M_N
+        .get(usize::from(cabac_init_idc).wrapping_add(1))
+        .filter(|_| cabac_init_idc <= 2)
+        .and_then(|set| set.get(ctx_idx))
+        .ok_or(Error::InvalidParam)?;
+    Ok(init_state(mn[0], mn[1], slice_qp))
+}
+
 /// ctxIdx of end_of_slice_flag, the one context 9.3.1.1 does not initialize.
 const END_OF_SLICE_CTX_IDX: usize = 276;
 

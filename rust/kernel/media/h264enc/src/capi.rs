@@ -13,7 +13,7 @@
 use super::cabac_init;
 use super::config::{Config, FrameParams};
 use super::dpb::DpbEntry;
-use super::encoder::{Encoder, Stats};
+use super::encoder::{Encoder, Replanned, Stats};
 use super::error::Error;
 use super::plan::{FramePlan, FrameStatus, HwFeedback};
 use super::sei;
@@ -58,6 +58,12 @@ pub const H264ENC_FRAME_REFERENCE_TS: u32 = 0x4;
 pub const H264ENC_FRAME_QP: u32 = 0x8;
 /// Frame flag: mark the picture long-term, in place of the one held.
 pub const H264ENC_FRAME_MARK_LONG_TERM: u32 = 0x10;
+
+/// [`h264enc_replan_frame`]: code the frame again with the new plan.
+pub const H264ENC_REPLAN_CODE_AGAIN: i32 = 1;
+/// [`h264enc_replan_frame`]: no coding fits; complete the frame as a skipped
+/// picture with [`h264enc_complete_skipped`].
+pub const H264ENC_REPLAN_SKIP: i32 = 2;
 
 /// Value of [`Ctx::magic`] once initialized ("h264encR").
 const MAGIC: u64 = 0x6832_3634_656e_6352;
@@ -306,8 +312,9 @@ unsafe fn hw_output<'a>(
 /// - `stream_len`: bytes of `stream`.
 /// - `nal_sizes`: the hardware's NAL size table, one entry per NAL unit.
 /// - `num_nals`: entries of `nal_sizes`, at most 1024.
-/// - `plan`: on 1, the new plan to program in full, headers
-///   ([`h264enc_write_headers`]) included.
+/// - `plan`: on [`H264ENC_REPLAN_CODE_AGAIN`], the new plan to program in
+///   full, headers ([`h264enc_write_headers`]) included; on
+///   [`H264ENC_REPLAN_SKIP`], the plan of the skipped picture.
 ///
 /// The coding is verified first, as [`h264enc_complete_frame`] does: output
 /// that disagrees with the plan drops the frame as it does there.
@@ -316,7 +323,8 @@ unsafe fn hw_output<'a>(
 /// picture with a low-delay buffer) is coded again at a coarser QP, and a P
 /// picture that was a scene cut is coded again as an IDR picture (new
 /// headers too: the driver writes them again), up to three runs in all;
-/// [`FrameStatus::passes`] reports the runs it took.
+/// [`FrameStatus::passes`] reports the runs it took. A P picture (or a cut's
+/// IDR picture's P picture) that no run fits is skipped: a copy of its reference.
 ///
 /// # Safety
 ///
@@ -333,7 +341,9 @@ unsafe fn hw_output<'a>(
 ///
 /// # Return
 ///
-/// 1 when the frame is to be coded again with `*plan`, 0 to complete it with
+/// [`H264ENC_REPLAN_CODE_AGAIN`] when the frame is to be coded again with
+/// `*plan`, [`H264ENC_REPLAN_SKIP`] to complete it with
+/// [`h264enc_complete_skipped`], 0 to complete it with
 /// [`h264enc_complete_frame`], or a negative errno: -EINVAL for a null pointer,
 /// an uninitialized context or more than 1024 NAL units, -EBUSY if no frame is
 /// planned, and for output that disagrees with the plan (the frame is then
@@ -362,11 +372,15 @@ pub unsafe extern "C" fn h264enc_replan_frame(
         _ => return EINVAL,
     };
     match enc.replan_frame(fb, stream, nals) {
-        Ok(Some(p)) => {
+        Ok(Replanned::CodeAgain(p)) => {
             *plan = p;
-            1
+            H264ENC_REPLAN_CODE_AGAIN
         }
-        Ok(None) => 0,
+        Ok(Replanned::Skip(p)) => {
+            *plan = p;
+            H264ENC_REPLAN_SKIP
+        }
+        Ok(Replanned::Complete) => 0,
         Err(e) => errno(e),
     }
 }
@@ -432,6 +446,69 @@ pub unsafe extern "C" fn h264enc_complete_frame(
         Ok(s) => {
             *status = s;
             0
+        }
+        Err(e) => errno(e),
+    }
+}
+
+/// Completes the planned frame as the skipped picture that
+/// [`h264enc_replan_frame`] chose.
+///
+/// - `ctx`: a context whose last replan returned [`H264ENC_REPLAN_SKIP`].
+/// - `buf`: where the access unit goes: the start of the CAPTURE buffer.
+/// - `len`: bytes of `buf`.
+/// - `status`: filled on success with what the driver reports for the frame.
+///
+/// Writes the whole access unit again (the headers, then one slice of
+/// P_Skip macroblocks) and moves the stream state on as
+/// [`h264enc_complete_frame`] does. The picture is a copy of the plan's
+/// `ref_slot`: the driver copies that reconstruction to `rec_slot`. On error
+/// the frame is dropped as by [`h264enc_abort_frame`].
+///
+/// # Safety
+///
+/// `ctx` must be null or an initialized context, `buf` null or writable for
+/// `len` bytes and `status` null or writable, each used by no other call
+/// meanwhile.
+///
+/// # Context
+///
+/// Any context, hard IRQ included: it does not sleep, allocate or take locks.
+/// The caller serializes it with every other call on `ctx`; calls on distinct
+/// contexts may run concurrently.
+///
+/// # Return
+///
+/// The bytes written, without the filler of `status->filler_bytes`, or a
+/// negative errno: -EINVAL for a null pointer or an uninitialized context,
+/// -EBUSY if no frame is planned as a skipped picture, -ENOSPC if `buf`
+/// cannot hold the access unit.
+#[no_mangle]
+pub unsafe extern "C" fn h264enc_complete_skipped(
+    ctx: *mut Ctx,
+    buf: *mut u8,
+    len: usize,
+    status: *mut FrameStatus,
+) -> i32 {
+    if buf.is_null() {
+        return EINVAL;
+    }
+    // SAFETY: the caller guarantees every pointer is null or valid, and
+    // `buf` (not null) writable for `len` bytes.
+    let (enc, status, out) = match unsafe {
+        (
+            encoder(ctx),
+            status.as_mut(),
+            core::slice::from_raw_parts_mut(buf, len),
+        )
+    } {
+        (Some(e), Some(s), o) => (e, s, o),
+        _ => return EINVAL,
+    };
+    match enc.complete_skipped(out) {
+        Ok((n, s)) => {
+            *status = s;
+            i32::try_from(n).unwrap_or(i32::MAX)
         }
         Err(e) => errno(e),
     }

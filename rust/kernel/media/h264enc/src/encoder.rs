@@ -6,6 +6,7 @@
 //! hardware output has been verified, so a frame that fails (timeout, buffer
 //! full, mismatch) leaves the stream exactly as it was for the next one.
 
+use super::access_unit::{headers_len, measure_param_sets, write_headers, AuHeaders};
 use super::config::{frame_flags, rc_mode, Config, FrameParams};
 use super::dpb::{Dpb, DpbEntry, RefPic};
 use super::error::{Error, Result};
@@ -19,7 +20,8 @@ use super::poc;
 use super::pps::PicParams;
 use super::rc::inframe::{InFrameLearner, InFramePlan};
 use super::rc::{FrameInfo, FrameResult, RateController, Rc, Replan};
-use super::sei::{self, SeiTiming};
+use super::sei::SeiTiming;
+use super::skip::{write_skipped_slice, SkippedSlice};
 use super::sps::{Hrd, SeqParams};
 pub use super::stream::level_needs;
 use super::stream::{gop_of, hrd_of, param_sets, rate_controller};
@@ -45,6 +47,21 @@ struct Pending {
     passes: u8,
     /// The request's parameters, to plan the picture again as an IDR one.
     params: FrameParams,
+    /// No coding fitted: the core writes the picture as skipped.
+    skipped: bool,
+}
+
+/// What to do with a planned frame after a hardware run of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replanned {
+    /// Complete it with that run ([`Encoder::complete_frame`]).
+    Complete,
+    /// Run the hardware again with this plan, headers included.
+    CodeAgain(FramePlan),
+    /// Complete it as a skipped picture with this plan
+    /// ([`Encoder::complete_skipped`]): the driver copies the
+    /// reconstruction of `ref_slot` to `rec_slot` instead of a run.
+    Skip(FramePlan),
 }
 
 /// Most hardware runs of one frame: a coarser QP from a measured picture
@@ -81,6 +98,9 @@ pub struct Encoder {
     next_idr_pic_id: u16,
     frames_since_bp: u32,
     pending: Option<Pending>,
+    /// The P picture a pending IDR picture was planned from at a scene cut,
+    /// to skip if no coding of the IDR picture fits.
+    cut_from: Option<Pending>,
     /// The SPS changed (new HRD): the next picture must be an IDR.
     force_idr: bool,
     /// The hardware's in-frame control, learned from its statistics.
@@ -128,9 +148,10 @@ impl Encoder {
             next_idr_pic_id: 0,
             frames_since_bp: 0,
             pending: None,
+            cut_from: None,
             force_idr: false,
             inframe: InFrameLearner::default(),
-            param_sets_bytes: Self::measure_param_sets(&sps, &pps)?,
+            param_sets_bytes: measure_param_sets(&sps, &pps)?,
             param_sets_changed: true,
             stats: Stats::default(),
         })
@@ -303,8 +324,11 @@ impl Encoder {
             inframe: InFramePlan::default(),
             passes: 1,
             params: *p,
+            skipped: false,
         });
-        let header_bits = (self.header_len()? as u32).saturating_mul(8);
+        self.cut_from = None;
+        let header_bits =
+            (headers_len(&self.au_headers()?, self.param_sets_bytes)? as u32).saturating_mul(8);
         let info = FrameInfo {
             intra: decision.idr,
             scene_change: p.flags & frame_flags::SCENE_CHANGE != 0,
@@ -353,6 +377,7 @@ impl Encoder {
                 if let Some(p) = self.pending.as_mut() {
                     p.passes = pending.passes.saturating_add(1);
                 }
+                self.cut_from = Some(pending);
                 Some(plan)
             }
             Err(_) => {
@@ -417,9 +442,10 @@ impl Encoder {
     }
 
     /// Decides, from the feedback of a hardware run of the planned frame,
-    /// whether to code it again: returns the new plan (a coarser QP, new
-    /// in-frame targets) when the picture would underflow the CPB and a
-    /// pass is left, `None` to complete it as it is.
+    /// whether to code it again: at a coarser QP (new in-frame targets too)
+    /// when the picture would underflow the CPB and a pass is left, as an
+    /// IDR picture when a P picture was a scene cut, or not at all but as a
+    /// skipped P picture when no coding fits.
     ///
     /// This is what keeps a low-delay CPB whole across a scene cut, where a
     /// P picture can take many times its budget. Nothing of the stream
@@ -432,11 +458,8 @@ impl Encoder {
         fb: &HwFeedback,
         stream: &[u8],
         nal_sizes: &[u32],
-    ) -> Result<Option<FramePlan>> {
+    ) -> Result<Replanned> {
         let mut pending = self.check_pending(fb, stream, nal_sizes)?;
-        if pending.passes >= MAX_PASSES {
-            return Ok(None);
-        }
         let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
         let result = FrameResult {
             intra: pending.decision.idr,
@@ -444,10 +467,15 @@ impl Encoder {
             qp_avg_q8: div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32,
             mbs,
         };
-        let q = match self.rc.replan(&result) {
-            Replan::Keep => return Ok(None),
+        let q = match self.rc.replan(&result, pending.passes >= MAX_PASSES) {
+            Replan::Keep => return Ok(Replanned::Complete),
             Replan::Coarser(q) => q,
-            Replan::Intra => return Ok(self.replan_as_idr(pending)),
+            Replan::Intra => {
+                return Ok(self
+                    .replan_as_idr(pending)
+                    .map_or(Replanned::Complete, Replanned::CodeAgain))
+            }
+            Replan::Skip => return Ok(self.replan_as_skipped(pending)),
         };
         let plan = &mut pending.plan;
         plan.qp = q.qp;
@@ -457,30 +485,35 @@ impl Encoder {
         pending.inframe = self.plan_inframe(plan, pending.header_bits, !pending.decision.idr);
         pending.passes = pending.passes.saturating_add(1);
         self.pending = Some(pending);
-        Ok(Some(pending.plan))
+        Ok(Replanned::CodeAgain(pending.plan))
     }
 
-    /// Size of the headers of the planned frame, without writing the parameter
-    /// sets (their size is known since they last changed).
-    // Out of line: its scratch stays out of plan_frame's stack frame.
-    #[inline(never)]
-    fn header_len(&self) -> Result<usize> {
-        let pending = self.pending.as_ref().ok_or(Error::BadState)?;
-        let plan = &pending.plan;
-        let mut scratch = [0u8; 96];
-        // Each part is under 200 bytes: the sums cannot overflow, but say so
-        // to the compiler rather than keep a panic path.
-        let mut n = 0usize;
-        if self.cfg.aud != 0 {
-            n = n.saturating_add(sei::write_aud(&mut scratch, plan.idr != 0)?);
-        }
-        if plan.with_parameter_sets != 0 {
-            n = n.saturating_add(usize::from(self.param_sets_bytes));
-        }
-        if let Some(t) = self.sei_timing(plan) {
-            n = n.saturating_add(sei::write_timing_sei(&mut scratch, &t)?);
-        }
-        Ok(n)
+    /// Plans the pending picture as a skipped P picture: the P picture
+    /// itself, or the one an IDR picture at a scene cut was planned from.
+    /// An IDR picture of its own (the first, a periodic or a requested one)
+    /// cannot be skipped: it is completed as coded.
+    fn replan_as_skipped(&mut self, pending: Pending) -> Replanned {
+        let mut p = if !pending.decision.idr {
+            pending
+        } else if let Some(p) = self.cut_from.take() {
+            p
+        } else {
+            return Replanned::Complete;
+        };
+        p.passes = pending.passes;
+        p.skipped = true;
+        self.pending = Some(p);
+        Replanned::Skip(p.plan)
+    }
+
+    /// What goes in front of the planned frame's slices.
+    fn au_headers(&self) -> Result<AuHeaders<'_>> {
+        let plan = &self.pending.as_ref().ok_or(Error::BadState)?.plan;
+        Ok(AuHeaders {
+            aud: (self.cfg.aud != 0).then_some(plan.idr != 0),
+            param_sets: (plan.with_parameter_sets != 0).then_some((&self.sps, &self.pps)),
+            timing: self.sei_timing(plan),
+        })
     }
 
     /// The HRD timing SEI of a picture, when the stream signals an HRD.
@@ -504,49 +537,10 @@ impl Encoder {
         }
     }
 
-    /// Bytes of the SPS and PPS NAL units as they are now.
-    // A frame of its own: its scratch must not add to the callers' stack frames.
-    #[inline(never)]
-    fn measure_param_sets(sps: &SeqParams, pps: &PicParams) -> Result<u16> {
-        let mut scratch = [0u8; 192];
-        let n = sps
-            .write_nal(&mut scratch)?
-            .checked_add(pps.write_nal(&mut scratch)?)
-            .ok_or(Error::Overflow)?;
-        u16::try_from(n).map_err(|_| Error::Overflow)
-    }
-
     /// Writes the NAL units the core puts before the planned frame's slices:
     /// AUD, SPS and PPS on IDR pictures, and the HRD SEI. Returns the bytes written.
     pub fn write_headers(&self, out: &mut [u8]) -> Result<usize> {
-        let pending = self.pending.as_ref().ok_or(Error::BadState)?;
-        let plan = &pending.plan;
-        // Each writer returns at most the bytes of the slice it was given:
-        // n never passes out.len(), and saturating says so without a panic.
-        let mut n = 0usize;
-        if self.cfg.aud != 0 {
-            n = n.saturating_add(sei::write_aud(
-                out.get_mut(n..).ok_or(Error::NoSpace)?,
-                plan.idr != 0,
-            )?);
-        }
-        if plan.with_parameter_sets != 0 {
-            n = n.saturating_add(
-                self.sps
-                    .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?,
-            );
-            n = n.saturating_add(
-                self.pps
-                    .write_nal(out.get_mut(n..).ok_or(Error::NoSpace)?)?,
-            );
-        }
-        if let Some(t) = self.sei_timing(plan) {
-            n = n.saturating_add(sei::write_timing_sei(
-                out.get_mut(n..).ok_or(Error::NoSpace)?,
-                &t,
-            )?);
-        }
-        Ok(n)
+        write_headers(out, &self.au_headers()?)
     }
 
     /// Drops the planned frame (hardware error, timeout): the stream state stays
@@ -569,7 +563,96 @@ impl Encoder {
         nal_sizes: &[u32],
     ) -> Result<FrameStatus> {
         let pending = self.check_pending(fb, stream, nal_sizes)?;
+        if pending.skipped {
+            return Err(Error::BadState);
+        }
         self.pending = None;
+        let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
+        let payload_target = pending.plan.target_bits.saturating_sub(pending.header_bits);
+        self.inframe.learn(
+            &pending.inframe,
+            payload_target,
+            fb.stream_bits,
+            fb.mad_count,
+            mbs,
+        );
+        let au_bits = pending.header_bits.saturating_add(fb.stream_bits);
+        let qp_avg_q8 = div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32;
+        let hrd_before = self.hrd_violations();
+        let filler_bits = self.rc.complete(&FrameResult {
+            intra: pending.decision.idr,
+            bits: au_bits,
+            qp_avg_q8,
+            mbs,
+        });
+        self.commit(&pending, au_bits, filler_bits, qp_avg_q8, hrd_before)
+    }
+
+    /// Completes the planned frame as the skipped picture that
+    /// [`Encoder::replan_frame`] chose: writes its whole access unit (the
+    /// headers again, then one slice of P_Skip macroblocks) into `out`, and
+    /// returns its bytes, filler not included, with the frame's status.
+    /// On error the frame is dropped and the stream state is unchanged.
+    pub fn complete_skipped(&mut self, out: &mut [u8]) -> Result<(usize, FrameStatus)> {
+        let pending = self.pending.ok_or(Error::BadState)?;
+        if !pending.skipped {
+            return Err(Error::BadState);
+        }
+        let plan = pending.plan;
+        let slice = SkippedSlice {
+            nal_ref_idc: plan.nal_ref_idc,
+            frame_num: plan.frame_num,
+            log2_max_frame_num: u32::from(self.sps.log2_max_frame_num_minus4) + 4,
+            poc_lsb: plan.poc_lsb,
+            log2_max_poc_lsb: if self.sps.pic_order_cnt_type == 0 {
+                u32::from(self.sps.log2_max_poc_lsb_minus4.min(12)) + 4
+            } else {
+                0
+            },
+            ref_mod_idc_plus1: plan.ref_mod_idc_plus1,
+            ref_mod_value: plan.ref_mod_value,
+            mark_long_term: plan.mark_long_term != 0,
+            cabac_init_idc: if self.pps.entropy_coding_mode_flag {
+                Some(self.cfg.cabac_init_idc)
+            } else {
+                None
+            },
+            slice_qp: plan.qp,
+            pic_size_in_mbs: self.cfg.width_mbs() * self.cfg.height_mbs(),
+        };
+        let written = self.write_headers(out).and_then(|n| {
+            let m = write_skipped_slice(out.get_mut(n..).ok_or(Error::NoSpace)?, &slice)?;
+            let len = u32::try_from(n.saturating_add(m)).map_err(|_| Error::Overflow)?;
+            len.checked_mul(8)
+                .map(|bits| (len, bits))
+                .ok_or(Error::Overflow)
+        });
+        self.pending = None;
+        let (len, au_bits) = written.inspect_err(|_| {
+            self.stats.errors = self.stats.errors.saturating_add(1);
+        })?;
+        let hrd_before = self.hrd_violations();
+        let filler_bits = self.rc.skip(au_bits, plan.temporal_id);
+        let status = self.commit(
+            &pending,
+            au_bits,
+            filler_bits,
+            u32::from(plan.qp) * 256,
+            hrd_before,
+        )?;
+        Ok((len as usize, status))
+    }
+
+    /// Moves the stream state on past a completed picture: the reference
+    /// marking, the counters and the statistics; returns its status.
+    fn commit(
+        &mut self,
+        pending: &Pending,
+        au_bits: u32,
+        filler_bits: u32,
+        qp_avg_q8: u32,
+        hrd_before: (u32, u32),
+    ) -> Result<FrameStatus> {
         let plan = pending.plan;
         let d = pending.decision;
         if d.reference {
@@ -600,24 +683,6 @@ impl Encoder {
             self.frames_since_idr = self.frames_since_idr.saturating_add(1);
             self.frames_since_bp = self.frames_since_bp.saturating_add(1);
         }
-        let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
-        let payload_target = plan.target_bits.saturating_sub(pending.header_bits);
-        self.inframe.learn(
-            &pending.inframe,
-            payload_target,
-            fb.stream_bits,
-            fb.mad_count,
-            mbs,
-        );
-        let au_bits = pending.header_bits.saturating_add(fb.stream_bits);
-        let qp_avg_q8 = div_u64(u64::from(fb.qp_sum) * 256, u64::from(mbs)) as u32;
-        let hrd_before = self.hrd_violations();
-        let filler_bits = self.rc.complete(&FrameResult {
-            intra: d.idr,
-            bits: au_bits,
-            qp_avg_q8,
-            mbs,
-        });
         // A filler NAL unit has at least 6 bytes: start code, header, trailing bits.
         let filler_bytes = if filler_bits == 0 {
             0
@@ -663,7 +728,7 @@ impl Encoder {
             long_term: plan.mark_long_term,
             hrd_flags,
             passes: pending.passes,
-            reserved: 0,
+            skipped: pending.skipped as u8,
         })
     }
 
@@ -709,7 +774,7 @@ impl Encoder {
         let signalled = hrd.bit_rate().min(u64::from(u32::MAX)) as u32;
         self.rc.set_bitrate(bitrate.min(signalled), signalled)?;
         self.sps.nal_hrd = Some(hrd);
-        self.param_sets_bytes = Self::measure_param_sets(&self.sps, &self.pps)?;
+        self.param_sets_bytes = measure_param_sets(&self.sps, &self.pps)?;
         self.param_sets_changed = true;
         self.cfg.bitrate = bitrate;
         self.cfg.max_bitrate = peak;

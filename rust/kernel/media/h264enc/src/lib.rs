@@ -17,7 +17,9 @@
 #![deny(clippy::float_arithmetic)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod access_unit;
 pub mod bitstream;
+pub mod cabac;
 pub mod cabac_init;
 pub mod capi;
 pub mod config;
@@ -33,6 +35,7 @@ pub mod poc;
 pub mod pps;
 pub mod rc;
 pub mod sei;
+pub mod skip;
 pub mod slice_header;
 pub mod sps;
 pub mod stream;

@@ -133,8 +133,9 @@ pub struct FrameStatus {
     /// at a coarser QP (a coding would have underflowed the CPB) or as an
     /// IDR picture (a P picture was a scene cut).
     pub passes: u8,
-    /// Zero.
-    pub reserved: u8,
+    /// 1 when no coding fitted the CPB and the core wrote the picture as
+    /// skipped: every macroblock P_Skip, a copy of its reference picture.
+    pub skipped: u8,
 }
 
 // Plain values: cbindgen copies the expression into C (see capi).

@@ -352,8 +352,13 @@ fn constant_quality_keeps_its_qp_under_the_peak_and_bounds_every_second() {
     }
 }
 
+/// Bits of a skipped CIF picture: its headers and a slice of P_Skip macroblocks.
+const SKIPPED_BITS: u32 = 600;
+
 /// Codes a picture as the driver does: a coding that would underflow the
-/// CPB is planned again from what it measured, up to three codings.
+/// CPB is planned again from what it measured, up to three codings, and
+/// skipped if none fits. Returns the bits, the QP and the codings (0 for
+/// a skipped picture).
 fn code_with_replan(rc: &mut FrameRc, info: &FrameInfo, complexity: f64) -> (u32, u8, u32) {
     let mut info = *info;
     let mut plan = rc.plan(&info);
@@ -366,7 +371,11 @@ fn code_with_replan(rc: &mut FrameRc, info: &FrameInfo, complexity: f64) -> (u32
             qp_avg_q8: u32::from(plan.qp) * 256,
             mbs: 396,
         };
-        match rc.replan(&r) {
+        match rc.replan(&r, passes >= 3) {
+            Replan::Skip => {
+                rc.skip(SKIPPED_BITS, 0);
+                return (SKIPPED_BITS, plan.qp, 0);
+            }
             Replan::Coarser(p) if passes < 3 => {
                 assert!(
                     p.qp > plan.qp,
@@ -409,6 +418,7 @@ fn low_delay_cbr_codes_a_cut_again_instead_of_underflowing() {
         };
         let (b, _, passes) = code_with_replan(&mut rc, &info, complexity);
         assert_eq!(rc.cpb.underflows, 0, "underflow at frame {i} ({b} bits)");
+        assert_ne!(passes, 0, "frame {i} skipped: a coarser QP fitted");
         if passes > 1 {
             recoded.push(i);
         }
@@ -437,5 +447,37 @@ fn low_delay_cbr_codes_a_cut_again_instead_of_underflowing() {
         mbs: 396,
         ..Default::default()
     };
-    assert_eq!(rc.replan(&fits), Replan::Keep);
+    assert_eq!(rc.replan(&fits, false), Replan::Keep);
+}
+
+#[test]
+fn low_delay_cbr_skips_a_picture_that_no_qp_fits() {
+    // The QP may not pass 24, where a picture of the costlier scene (not a
+    // cut: under four times the cost) takes half the 100 ms buffer, more
+    // than arrives per picture: only skipping some of them lets the buffer
+    // refill for the others.
+    let mut c = cfg(1_000_000, true, true);
+    c.cpb_size = 100_000;
+    c.qp_max = 24;
+    let mut rc = FrameRc::new(c, 192).unwrap();
+    let mut skipped = vec![];
+    for i in 0..60 {
+        let complexity = if i < 20 { 2.2e5 } else { 8.4e5 };
+        let info = FrameInfo {
+            intra: i == 0,
+            header_bits: 400,
+            ..Default::default()
+        };
+        let (b, qp, passes) = code_with_replan(&mut rc, &info, complexity);
+        assert_eq!(rc.cpb.underflows, 0, "underflow at frame {i} ({b} bits)");
+        assert!(qp <= 24);
+        if passes == 0 {
+            skipped.push(i);
+        }
+    }
+    assert_eq!(rc.cpb.overflows, 0);
+    // Only the costly scene's pictures, and not all of them: a skip lets
+    // the buffer refill for the next one.
+    assert!(!skipped.is_empty() && skipped.iter().all(|&i| i >= 20));
+    assert!(skipped.len() < 40, "every picture skipped: {skipped:?}");
 }

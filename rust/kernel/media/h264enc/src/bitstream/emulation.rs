@@ -3,36 +3,69 @@
 
 use super::super::error::{Error, Result};
 
-/// Copies `rbsp` into `out`, inserting `emulation_prevention_three_byte`s.
+/// Writes NAL payload bytes into a borrowed buffer from RBSP bytes given one
+/// at a time, inserting `emulation_prevention_three_byte`s (clause 7.4.1).
 ///
-/// Within a NAL unit the byte patterns 0x000000..0x000003 must not occur
-/// (clause 7.4.1), so a 0x03 is inserted after any two zero bytes that would be
-/// followed by a byte <= 0x03. A payload ending in 0x00 also gets a 0x03 after
-/// it, since `cabac_zero_word`s aside, the NAL unit must not end in a zero byte.
-/// Returns the number of bytes written to `out`.
-pub fn escape(rbsp: &[u8], out: &mut [u8]) -> Result<usize> {
-    // n indexes a slot of out that was just written, so n + 1 cannot wrap.
-    let mut zeros = 0u32;
-    let mut n = 0usize;
-    for &byte in rbsp {
-        if zeros >= 2 && byte <= 3 {
-            *out.get_mut(n).ok_or(Error::NoSpace)? = 3;
-            n = n.wrapping_add(1);
-            zeros = 0;
+/// Within a NAL unit the byte patterns 0x000000..0x000003 must not occur, so
+/// a 0x03 goes after any two zero bytes that would be followed by a byte
+/// <= 0x03. Byte at a time, so that a writer whose RBSP has no bound known in
+/// advance (the CABAC engine) needs no RBSP buffer.
+pub struct Escaper<'a> {
+    out: &'a mut [u8],
+    /// Bytes written to `out`.
+    n: usize,
+    /// Zero bytes just written, since the last other byte or 0x03.
+    zeros: u32,
+}
+
+impl<'a> Escaper<'a> {
+    /// Creates an escaper writing from the start of `out`.
+    pub fn new(out: &'a mut [u8]) -> Self {
+        Escaper {
+            out,
+            n: 0,
+            zeros: 0,
         }
-        *out.get_mut(n).ok_or(Error::NoSpace)? = byte;
-        n = n.wrapping_add(1);
-        zeros = if byte == 0 {
-            zeros.saturating_add(1)
+    }
+
+    /// Writes one RBSP byte.
+    pub fn push(&mut self, byte: u8) -> Result {
+        // n indexes a slot of out that was just written, so n + 1 cannot wrap.
+        if self.zeros >= 2 && byte <= 3 {
+            *self.out.get_mut(self.n).ok_or(Error::NoSpace)? = 3;
+            self.n = self.n.wrapping_add(1);
+            self.zeros = 0;
+        }
+        *self.out.get_mut(self.n).ok_or(Error::NoSpace)? = byte;
+        self.n = self.n.wrapping_add(1);
+        self.zeros = if byte == 0 {
+            self.zeros.saturating_add(1)
         } else {
             0
         };
+        Ok(())
     }
-    if zeros > 0 {
-        *out.get_mut(n).ok_or(Error::NoSpace)? = 3;
-        n = n.wrapping_add(1);
+
+    /// Ends the payload and returns the bytes written: a payload ending in
+    /// 0x00 gets a 0x03 after it, since `cabac_zero_word`s aside, a NAL unit
+    /// must not end in a zero byte.
+    pub fn finish(mut self) -> Result<usize> {
+        if self.zeros > 0 {
+            *self.out.get_mut(self.n).ok_or(Error::NoSpace)? = 3;
+            self.n = self.n.wrapping_add(1);
+        }
+        Ok(self.n)
     }
-    Ok(n)
+}
+
+/// Copies `rbsp` into `out`, inserting `emulation_prevention_three_byte`s as
+/// [`Escaper`] does. Returns the number of bytes written to `out`.
+pub fn escape(rbsp: &[u8], out: &mut [u8]) -> Result<usize> {
+    let mut e = Escaper::new(out);
+    for &byte in rbsp {
+        e.push(byte)?;
+    }
+    e.finish()
 }
 
 /// Returns the size `escape` would produce for `rbsp`.

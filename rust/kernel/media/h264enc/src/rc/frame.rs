@@ -13,7 +13,7 @@ use super::{FrameInfo, FrameResult, QpPlan, RateController, Replan, QP_MAX};
 use super::super::config::layer_split_total;
 use super::super::error::{Error, Result};
 use super::super::gop::pictures_per_period;
-use super::super::math::{div_u64, log2_q8, mul_div};
+use super::super::math::{div_u64, exp2_q8, log2_q8, mul_div};
 
 /// Settings of the frame-level controller.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -269,6 +269,46 @@ impl FrameRc {
             .unwrap_or(0)
             .saturating_sub(qp.saturating_mul(256) / 6)
     }
+
+    /// Removes a picture of `bits` (intra or of temporal layer `layer`)
+    /// from the CPB and the CPBs of the prefixes of layers, and charges it
+    /// to the long-term balances; returns the filler bits to append.
+    fn account(&mut self, bits: u64, intra: bool, layer: usize) -> u32 {
+        self.budget = self.budget.saturating_add(self.bits_per_frame());
+        self.spent = self.spent.saturating_add(bits);
+        let layer_b = self.layer_bits_per_frame(layer);
+        let filler = self.cpb.remove(bits, self.cfg.filler);
+        self.spent = self.spent.saturating_add(filler);
+        for (c, k) in self.prefix_cpb.iter_mut().zip(0usize..3) {
+            // A prefix without this layer sees only time pass.
+            c.remove(if k >= layer { bits } else { 0 }, false);
+        }
+        let cost = bits.saturating_add(filler);
+        if intra {
+            // An intra picture is the whole stream's cost: every layer pays
+            // its share, as every layer was given its share of the interval;
+            // charged to the base layer alone it would starve that layer's
+            // P pictures for a second after.
+            let b = self.bits_per_frame();
+            let shares = self.cfg.layer_share_q16;
+            for ((g, s), &share) in self
+                .layer_budget
+                .iter_mut()
+                .zip(self.layer_spent.iter_mut())
+                .zip(&shares)
+            {
+                *g = g.saturating_add(mul_div(b, u64::from(share), 1 << 16));
+                *s = s.saturating_add(mul_div(cost, u64::from(share), 1 << 16));
+            }
+        } else if let (Some(g), Some(s)) = (
+            self.layer_budget.get_mut(layer),
+            self.layer_spent.get_mut(layer),
+        ) {
+            *g = g.saturating_add(layer_b);
+            *s = s.saturating_add(cost);
+        }
+        div_u64(filler, 1).min(u64::from(u32::MAX)) as u32
+    }
 }
 
 impl RateController for FrameRc {
@@ -417,7 +457,7 @@ impl RateController for FrameRc {
         self.planned
     }
 
-    fn replan(&mut self, r: &FrameResult) -> Replan {
+    fn replan(&mut self, r: &FrameResult, last: bool) -> Replan {
         let layer = self.planned_layer;
         let t = if r.intra { I } else { P.saturating_add(layer) };
         // What the CPB, and the CPB of every prefix of layers holding the
@@ -443,8 +483,22 @@ impl RateController for FrameRc {
         }
         // A CPB that still owes bits underflows at this removal whatever
         // the picture's size: coding it again cannot help.
-        if bits <= room || self.cpb.deficit > 0 || self.planned.qp >= self.cfg.qp_max {
+        if bits <= room || self.cpb.deficit > 0 {
             return Replan::Keep;
+        }
+        if last || self.planned.qp >= self.cfg.qp_max {
+            // Skipping lets the buffer refill for the next picture, which
+            // is as costly: worth it only if that one can fit at all, at
+            // the highest QP in a buffer filled to the set point of CBR
+            // with filler. Otherwise skipping would freeze the picture for
+            // good; the stream underflows here instead.
+            let at_qp_max = log2c.saturating_sub(i32::from(self.cfg.qp_max) * 256 / 6);
+            let full = self.cpb.size.saturating_mul(7) / 8;
+            return if exp2_q8(at_qp_max) <= full.min(self.prefix_room(layer)) {
+                Replan::Skip
+            } else {
+                Replan::Keep
+            };
         }
         // Aim at 3/4 of the room, and round the QP up: every miss costs
         // another hardware run.
@@ -531,40 +585,21 @@ impl RateController for FrameRc {
                 *q = self.planned.qp;
             }
         }
-        self.budget = self.budget.saturating_add(self.bits_per_frame());
-        self.spent = self.spent.saturating_add(bits);
-        let layer_b = self.layer_bits_per_frame(layer);
-        let filler = self.cpb.remove(bits, self.cfg.filler);
-        self.spent = self.spent.saturating_add(filler);
-        for (c, k) in self.prefix_cpb.iter_mut().zip(0usize..3) {
-            // A prefix without this layer sees only time pass.
-            c.remove(if k >= layer { bits } else { 0 }, false);
-        }
-        let cost = bits.saturating_add(filler);
-        if r.intra {
-            // An intra picture is the whole stream's cost: every layer pays
-            // its share, as every layer was given its share of the interval;
-            // charged to the base layer alone it would starve that layer's
-            // P pictures for a second after.
-            let b = self.bits_per_frame();
-            let shares = self.cfg.layer_share_q16;
-            for ((g, s), &share) in self
-                .layer_budget
-                .iter_mut()
-                .zip(self.layer_spent.iter_mut())
-                .zip(&shares)
-            {
-                *g = g.saturating_add(mul_div(b, u64::from(share), 1 << 16));
-                *s = s.saturating_add(mul_div(cost, u64::from(share), 1 << 16));
-            }
-        } else if let (Some(g), Some(s)) = (
-            self.layer_budget.get_mut(layer),
-            self.layer_spent.get_mut(layer),
-        ) {
-            *g = g.saturating_add(layer_b);
-            *s = s.saturating_add(cost);
-        }
-        div_u64(filler, 1).min(u64::from(u32::MAX)) as u32
+        self.account(bits, r.intra, layer)
+    }
+
+    fn skip(&mut self, bits: u32, temporal_id: u8) -> u32 {
+        // A copy of the reference says nothing of the scene's cost: the
+        // models and QPs stay as they were, and the next picture is planned
+        // from the buffer the skip let refill.
+        self.replanned = false;
+        self.first_pass_log2c = None;
+        self.p_since_intra = self.p_since_intra.saturating_add(1);
+        self.account(
+            u64::from(bits).max(1),
+            false,
+            usize::from(temporal_id).min(2),
+        )
     }
 
     fn set_bitrate(&mut self, bitrate: u32, max_bitrate: u32) -> Result {

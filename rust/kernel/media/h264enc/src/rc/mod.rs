@@ -52,6 +52,9 @@ pub enum Replan {
     Coarser(QpPlan),
     /// Code it again as an intra picture: the P picture was a scene cut.
     Intra,
+    /// No coding fits the CPB, and coding it again at a coarser QP cannot
+    /// help (the last coding, or at the highest QP): skip the picture.
+    Skip,
 }
 
 /// What a picture turned out to be.
@@ -71,9 +74,17 @@ pub struct FrameResult {
 pub trait RateController {
     /// Plans the QP of the next picture.
     fn plan(&mut self, f: &FrameInfo) -> QpPlan;
-    /// Plans the picture again from a coding of it that gave `r`.
-    fn replan(&mut self, _r: &FrameResult) -> Replan {
+    /// Plans the picture again from a coding of it that gave `r`; `last`
+    /// when no more coding is allowed.
+    fn replan(&mut self, _r: &FrameResult, _last: bool) -> Replan {
         Replan::Keep
+    }
+    /// Accounts for a skipped picture of `bits` in temporal layer
+    /// `temporal_id` instead of the planned one, learning nothing from it;
+    /// returns filler bits to append. Only controllers that return
+    /// [`Replan::Skip`] are called.
+    fn skip(&mut self, _bits: u32, _temporal_id: u8) -> u32 {
+        0
     }
     /// Learns from the coded picture; returns filler bits to append (CBR).
     fn complete(&mut self, r: &FrameResult) -> u32;
@@ -104,11 +115,19 @@ impl RateController for Rc {
         }
     }
 
-    fn replan(&mut self, r: &FrameResult) -> Replan {
+    fn replan(&mut self, r: &FrameResult, last: bool) -> Replan {
         match self {
-            Rc::Cqp(c) => c.replan(r),
-            Rc::Frame(c) => c.replan(r),
-            Rc::Cq(c) => c.replan(r),
+            Rc::Cqp(c) => c.replan(r, last),
+            Rc::Frame(c) => c.replan(r, last),
+            Rc::Cq(c) => c.replan(r, last),
+        }
+    }
+
+    fn skip(&mut self, bits: u32, temporal_id: u8) -> u32 {
+        match self {
+            Rc::Cqp(c) => c.skip(bits, temporal_id),
+            Rc::Frame(c) => c.skip(bits, temporal_id),
+            Rc::Cq(c) => c.skip(bits, temporal_id),
         }
     }
 
