@@ -16,7 +16,7 @@ across scene cuts (a CIF clip with a cut every 30 frames, the same at 720p
 and 2 Mb/s, and the CIF camera clip), h264enc beside x264 veryfast with
 `--nal-hrd cbr` and the same buffer: rate error, HRD violations, PSNR-Y,
 and which of h264enc's means fired (frames coded again at a coarser QP, P
-pictures coded again as IDR pictures at a cut). Its bar: no HRD violation
+pictures coded again as IDR pictures at a cut, pictures skipped). Its bar: no HRD violation
 and an error within 1 %.
 
 usage: scripts/rc-report.py [--frames N] [--size WxH] [--low-delay]
@@ -90,15 +90,16 @@ def low_delay(frames):
             # A P picture coded again as an IDR picture is an I picture with
             # more than one coding past the first picture (the CLI's GOP is
             # one IDR picture at the start).
-            again = sum(1 for f in fr if f["passes"] > 1)
+            skipped = sum(1 for f in fr if f.get("skipped"))
+            again = sum(1 for f in fr if f["passes"] > 1 and not f.get("skipped"))
             as_idr = sum(1 for f in fr if f["passes"] > 1 and f["type"] == "I" and f["index"] > 0)
+            fired = f"{again} ({as_idr} P as IDR)" + (f", {skipped} skipped" if skipped else "")
             x264 = os.path.join(tmp, f"{clip}-{size}-{ms}-x264.h264")
             run(["x264", "--quiet", "--threads", "1", "--preset", "veryfast", "--ref", "1", "--bframes", "0",
                  "--input-res", size, "--fps", str(fps),
                  "--bitrate", str(kbps), "--vbv-maxrate", str(kbps), "--vbv-bufsize", str(kbps * ms // 1000),
                  "--nal-hrd", "cbr", "-o", x264, src])
-            for name, path, fired in [("h264enc", ours, f"{again} ({as_idr} P as IDR)"),
-                                      ("x264 veryfast", x264, "")]:
+            for name, path, fired in [("h264enc", ours, fired), ("x264 veryfast", x264, "")]:
                 r = rate_after_first_second(frame_sizes(path), fps)
                 rows.append((f"{clip} {size}", kbps, ms, name, (r - kbps * 1000) / (kbps * 10),
                              violations(path), psnr(path, src, w, h), fired))
