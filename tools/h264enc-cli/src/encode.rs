@@ -84,10 +84,11 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
         height: f.height,
         fps_num: f.fps_num,
         fps_den: f.fps_den,
-        format: if f.layout == Layout::Nv12 {
-            PixelFormat::Nv12
-        } else {
-            PixelFormat::I420
+        format: match f.layout {
+            Layout::I420 => PixelFormat::I420,
+            Layout::Nv12 => PixelFormat::Nv12,
+            Layout::Yuyv => PixelFormat::Yuyv,
+            Layout::Uyvy => PixelFormat::Uyvy,
         },
         rc: a.rc,
         bitrate: a.bitrate,
@@ -313,17 +314,35 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
     Ok(summary)
 }
 
-/// The frame as I420 (NV12 sources are deinterleaved) for PSNR.
+/// The frame as I420 for PSNR: NV12 deinterleaved; packed 4:2:2 split, its
+/// chroma of each pair of rows averaged.
 fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
-    if f.layout == Layout::I420 {
-        return frame.to_vec();
+    let (w, h) = (f.width as usize, f.height as usize);
+    match f.layout {
+        Layout::I420 => frame.to_vec(),
+        Layout::Nv12 => {
+            let mut out = frame[..w * h].to_vec();
+            let c = &frame[w * h..];
+            out.extend(c.iter().step_by(2));
+            out.extend(c.iter().skip(1).step_by(2));
+            out
+        }
+        Layout::Yuyv | Layout::Uyvy => {
+            let (yo, co) = if f.layout == Layout::Yuyv { (0, 1) } else { (1, 0) };
+            let mut out: Vec<u8> = frame.iter().skip(yo).step_by(2).copied().collect();
+            for k in 0..2 {
+                for r in (0..h).step_by(2) {
+                    let row = |r: usize| &frame[r * 2 * w..][..2 * w];
+                    let (a, b) = (row(r), row((r + 1).min(h - 1)));
+                    out.extend((0..w / 2).map(|i| {
+                        let at = 4 * i + 2 * k + co;
+                        (u16::from(a[at]) + u16::from(b[at])).div_ceil(2) as u8
+                    }));
+                }
+            }
+            out
+        }
     }
-    let ysz = (f.width * f.height) as usize;
-    let mut out = frame[..ysz].to_vec();
-    let c = &frame[ysz..];
-    out.extend(c.iter().step_by(2));
-    out.extend(c.iter().skip(1).step_by(2));
-    out
 }
 
 /// Where the stream goes: a file, written as NAME.part and renamed when the

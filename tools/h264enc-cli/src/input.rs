@@ -1,5 +1,6 @@
 //! Reading source frames: YUV4MPEG2 (size, rate and colour format from its
-//! header) or raw I420/NV12 with the size given on the command line.
+//! header: 4:2:0, or 4:2:2 given to the device as YUYV) or raw I420, NV12,
+//! YUYV or UYVY with the size given on the command line.
 
 use std::io::{BufRead, BufReader, Read};
 
@@ -8,6 +9,10 @@ use std::io::{BufRead, BufReader, Read};
 pub enum Layout {
     I420,
     Nv12,
+    /// Packed 4:2:2: Y0 Cb Y1 Cr.
+    Yuyv,
+    /// Packed 4:2:2: Cb Y0 Cr Y1.
+    Uyvy,
 }
 
 /// Geometry and rate of a source.
@@ -23,7 +28,11 @@ pub struct Format {
 impl Format {
     /// Bytes of one frame.
     pub fn frame_len(&self) -> usize {
-        self.width as usize * self.height as usize * 3 / 2
+        let luma = self.width as usize * self.height as usize;
+        match self.layout {
+            Layout::I420 | Layout::Nv12 => luma * 3 / 2,
+            Layout::Yuyv | Layout::Uyvy => luma * 2,
+        }
     }
 }
 
@@ -32,6 +41,8 @@ pub struct Source {
     pub format: Format,
     reader: Box<dyn BufRead>,
     y4m: bool,
+    /// Y4M 4:2:2: planar in the file, packed as YUYV for the device.
+    planar_422: Option<Vec<u8>>,
     /// Frames read so far.
     pub frames: u64,
     name: String,
@@ -61,6 +72,7 @@ pub fn open(
         },
         reader,
         y4m,
+        planar_422: None,
         frames: 0,
         name: path.to_string(),
     };
@@ -162,16 +174,21 @@ impl Source {
                         self.name
                     ))
                 }
+                "C" if val == "422" => self.planar_422 = Some(Vec::new()),
                 "C" if !val.starts_with("420") => {
                     return Err(format!(
-                        "{}: colour format C{val} is not supported, only 4:2:0 8-bit",
+                        "{}: colour format C{val} is not supported, only 4:2:0 and 4:2:2 8-bit",
                         self.name
                     ))
                 }
                 _ => {}
             }
         }
-        self.format.layout = Layout::I420;
+        self.format.layout = if self.planar_422.is_some() {
+            Layout::Yuyv
+        } else {
+            Layout::I420
+        };
         Ok(())
     }
 
@@ -195,17 +212,32 @@ impl Source {
                 ));
             }
         }
+        // Planar 4:2:2 is read whole, then packed into `buf`.
+        let mut planar = self.planar_422.take();
+        let dst = match planar.as_mut() {
+            Some(p) => {
+                p.resize(fl, 0);
+                p
+            }
+            None => buf,
+        };
         let mut got = 0;
         while got < fl {
             let n = self
                 .reader
-                .read(&mut buf[got..])
+                .read(&mut dst[got..])
                 .map_err(|e| format!("{}: {e}", self.name))?;
             if n == 0 {
                 break;
             }
             got += n;
         }
+        if let Some(p) = &planar {
+            if got == fl {
+                pack_422(p, buf);
+            }
+        }
+        self.planar_422 = planar;
         if got == 0 && !self.y4m {
             return Ok(false);
         }
@@ -217,5 +249,22 @@ impl Source {
         }
         self.frames += 1;
         Ok(true)
+    }
+}
+
+/// Packs a planar 4:2:2 frame (Y, then Cb and Cr of half the width) into
+/// YUYV: with an even width, sample pair k of the whole frame is Cb and Cr
+/// sample k, row after row.
+fn pack_422(planar: &[u8], out: &mut [u8]) {
+    let luma = planar.len() / 2;
+    let (y, c) = planar.split_at(luma);
+    let (cb, cr) = c.split_at(luma / 2);
+    for (((o, y), b), r) in out
+        .chunks_exact_mut(4)
+        .zip(y.chunks_exact(2))
+        .zip(cb)
+        .zip(cr)
+    {
+        o.copy_from_slice(&[y[0], *b, y[1], *r]);
     }
 }

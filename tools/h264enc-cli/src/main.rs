@@ -76,7 +76,9 @@ struct EncodeCli {
     /// Frame rate, N or N/D (raw input; overrides the Y4M header).
     #[arg(long, value_parser = units::parse_fps)]
     fps: Option<(u32, u32)>,
-    /// Raw input pixel format.
+    /// Raw input pixel format: 4:2:0 planar (i420) or semi-planar (nv12), or
+    /// packed 4:2:2 (yuyv: Y0 Cb Y1 Cr; uyvy: Cb Y0 Cr Y1), which the H1 reads
+    /// and codes as 4:2:0. A Y4M file says its own (C420 or C422).
     #[arg(long, value_enum, default_value = "i420")]
     pix_fmt: PixFmt,
     /// Rate control (default: cbr with --bitrate, else cqp).
@@ -184,6 +186,8 @@ struct EncodeCli {
 enum PixFmt {
     I420,
     Nv12,
+    Yuyv,
+    Uyvy,
 }
 
 fn main() {
@@ -198,6 +202,8 @@ fn main() {
                 layout: match e.pix_fmt {
                     PixFmt::I420 => input::Layout::I420,
                     PixFmt::Nv12 => input::Layout::Nv12,
+                    PixFmt::Yuyv => input::Layout::Yuyv,
+                    PixFmt::Uyvy => input::Layout::Uyvy,
                 },
                 rc: e.rc,
                 bitrate: e.bitrate,

@@ -81,7 +81,7 @@ struct State {
     info: gst_video::VideoInfo,
     /// The input state, the reference of the output caps.
     input: gst_video::VideoCodecState<'static, gst_video::video_codec_state::Readable>,
-    /// Packed frame (I420 or NV12, no padding), reused.
+    /// Packed frame (I420, NV12, YUY2 or UYVY, no padding), reused.
     frame: Vec<u8>,
     caps_sent: bool,
     rate_control: RateControl,
@@ -288,7 +288,12 @@ impl ElementImpl for V4l2SlH264Enc {
     fn pad_templates() -> &'static [gst::PadTemplate] {
         static PADS: LazyLock<Vec<gst::PadTemplate>> = LazyLock::new(|| {
             let sink = gst_video::VideoCapsBuilder::new()
-                .format_list([gst_video::VideoFormat::I420, gst_video::VideoFormat::Nv12])
+                .format_list([
+                    gst_video::VideoFormat::I420,
+                    gst_video::VideoFormat::Nv12,
+                    gst_video::VideoFormat::Yuy2,
+                    gst_video::VideoFormat::Uyvy,
+                ])
                 .width_range(16..=4080)
                 .height_range(16..=4080)
                 .build();
@@ -489,6 +494,7 @@ impl V4l2SlH264Enc {
         out.clear();
         let planes: &[(u32, usize, usize)] = match frame.format() {
             gst_video::VideoFormat::Nv12 => &[(0, w, h), (1, w, h / 2)],
+            gst_video::VideoFormat::Yuy2 | gst_video::VideoFormat::Uyvy => &[(0, 2 * w, h)],
             _ => &[(0, w, h), (1, w / 2, h / 2), (2, w / 2, h / 2)],
         };
         for &(p, row, rows) in planes {
@@ -542,8 +548,12 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        // The H1 reads these four (H1_REG_IN_IMG_CTRL_FMT); GStreamer's
+        // YUY2 is V4L2's YUYV.
         let format = match info.format() {
             gst_video::VideoFormat::Nv12 => PixelFormat::Nv12,
+            gst_video::VideoFormat::Yuy2 => PixelFormat::Yuyv,
+            gst_video::VideoFormat::Uyvy => PixelFormat::Uyvy,
             _ => PixelFormat::I420,
         };
         let (fps_num, fps_den) = match (info.fps().numer(), info.fps().denom()) {

@@ -3,6 +3,8 @@
 //! media request per frame, over any [`Kernel`].
 
 use super::kernel::{errno_name, Errno, Kernel};
+pub use super::source::fourcc_name;
+use super::source::{format_name, memory_planes, source_formats, SourceLayout};
 use super::sys::*;
 use crate::device::{Completed, Device, PixelFormat};
 use hantro_vdev::uapi::{
@@ -23,166 +25,6 @@ const REQUEST_TIMEOUT_MS: i32 = 5000;
 struct Mapping {
     ptr: *mut u8,
     len: usize,
-}
-
-/// Where one component of a picture (Y, U, V, or NV12's interleaved CbCr)
-/// goes: from the client's packed frame into a plane of the source buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Component {
-    /// Offset in the packed frame.
-    src: usize,
-    /// Bytes per row and rows of picture.
-    row_bytes: usize,
-    rows: usize,
-    /// The buffer plane, the offset in it and its bytes per line.
-    plane: usize,
-    offset: usize,
-    stride: usize,
-}
-
-/// The source buffer layout the driver chose in VIDIOC_S_FMT.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct SourceLayout {
-    /// The pixel format the driver took.
-    pixelformat: u32,
-    /// The sizeimage of each buffer plane (num_planes of them).
-    sizeimage: Vec<u32>,
-    components: Vec<Component>,
-}
-
-/// V4L2_PIX_FMT_YUV420M ('YM12'): Y, Cb and Cr in three buffer planes.
-pub const PIX_FMT_YUV420M: u32 = fourcc(b"YM12");
-/// V4L2_PIX_FMT_NV12M ('NM12'): Y and interleaved CbCr in two buffer planes.
-pub const PIX_FMT_NV12M: u32 = fourcc(b"NM12");
-/// V4L2_PIX_FMT_YUV420 ('YU12') and V4L2_PIX_FMT_NV12: the same in one plane.
-pub const PIX_FMT_YUV420: u32 = fourcc(b"YU12");
-pub const PIX_FMT_NV12: u32 = fourcc(b"NV12");
-
-/// The source formats that carry `fmt`, the driver's preferred first: hantro
-/// (the H1) offers only the multi-planar ones; a driver may answer with the
-/// single-plane one instead.
-fn source_formats(fmt: PixelFormat) -> [u32; 2] {
-    match fmt {
-        PixelFormat::I420 => [PIX_FMT_YUV420M, PIX_FMT_YUV420],
-        PixelFormat::Nv12 => [PIX_FMT_NV12M, PIX_FMT_NV12],
-    }
-}
-
-/// The buffer planes of a source format.
-fn memory_planes(pixelformat: u32) -> usize {
-    match pixelformat {
-        PIX_FMT_YUV420M => 3,
-        PIX_FMT_NV12M => 2,
-        _ => 1,
-    }
-}
-
-/// A fourcc for messages.
-pub fn fourcc_name(f: u32) -> String {
-    String::from_utf8_lossy(&f.to_le_bytes()).into_owned()
-}
-
-fn format_name(fmt: PixelFormat) -> &'static str {
-    match fmt {
-        PixelFormat::I420 => "I420",
-        PixelFormat::Nv12 => "NV12",
-    }
-}
-
-impl SourceLayout {
-    /// Where a `width`x`height` frame of `fmt` goes in the buffers of the
-    /// format VIDIOC_S_FMT returned (`got`, one of [`source_formats`]), or
-    /// why that format cannot hold it.
-    fn new(
-        width: u32,
-        height: u32,
-        fmt: PixelFormat,
-        got: &v4l2_pix_format_mplane,
-    ) -> Result<Self, String> {
-        let (w, h) = (width as usize, height as usize);
-        let (pixelformat, num_planes) = (got.pixelformat, got.num_planes as usize);
-        let name = fourcc_name(pixelformat);
-        let planes = memory_planes(pixelformat);
-        if num_planes != planes {
-            return Err(format!(
-                "its {name} format comes in {num_planes} plane(s), not {planes}"
-            ));
-        }
-        let (gw, gh) = (got.width, got.height);
-        if gw < width || gh < height {
-            return Err(format!(
-                "it allocates {gw}x{gh} {name} pictures for {width}x{height}"
-            ));
-        }
-        let pf = got.plane_fmt;
-        // (offset in the packed frame, row bytes, rows) of each component.
-        let packed: Vec<(usize, usize, usize)> = match fmt {
-            PixelFormat::I420 => vec![
-                (0, w, h),
-                (w * h, w / 2, h / 2),
-                (w * h + w * h / 4, w / 2, h / 2),
-            ],
-            PixelFormat::Nv12 => vec![(0, w, h), (w * h, w, h / 2)],
-        };
-        // (plane, offset, stride) of each component.
-        let place: Vec<(usize, usize, usize)> = if planes > 1 {
-            (0..packed.len())
-                .map(|i| (i, 0, pf[i].bytesperline as usize))
-                .collect()
-        } else {
-            // One plane: the chroma follows the allocated luma rows, at half
-            // the luma stride for planar 4:2:0 (the V4L2 definition of YU12).
-            let (bpl, ah) = (pf[0].bytesperline as usize, gh as usize);
-            match fmt {
-                PixelFormat::I420 => vec![
-                    (0, 0, bpl),
-                    (0, bpl * ah, bpl / 2),
-                    (0, bpl * ah + bpl / 2 * (ah / 2), bpl / 2),
-                ],
-                PixelFormat::Nv12 => vec![(0, 0, bpl), (0, bpl * ah, bpl)],
-            }
-        };
-        let components: Vec<Component> = packed
-            .iter()
-            .zip(&place)
-            .map(
-                |(&(src, row_bytes, rows), &(plane, offset, stride))| Component {
-                    src,
-                    row_bytes,
-                    rows,
-                    plane,
-                    offset,
-                    stride,
-                },
-            )
-            .collect();
-        let sizeimage: Vec<u32> = (0..planes).map(|i| pf[i].sizeimage).collect();
-        let names: &[&str] = match fmt {
-            PixelFormat::I420 => &["Y", "Cb", "Cr"],
-            PixelFormat::Nv12 => &["Y", "CbCr"],
-        };
-        for (c, comp) in components.iter().zip(names) {
-            if c.stride < c.row_bytes {
-                return Err(format!(
-                    "its {name} format has {} bytes per line for {} bytes of {comp} in plane {}",
-                    c.stride, c.row_bytes, c.plane
-                ));
-            }
-            let end = c.offset + c.stride * c.rows.saturating_sub(1) + c.row_bytes;
-            let size = sizeimage[c.plane] as usize;
-            if end > size {
-                return Err(format!(
-                    "its {name} format has {size} bytes in plane {} for {end} bytes of picture",
-                    c.plane
-                ));
-            }
-        }
-        Ok(SourceLayout {
-            pixelformat,
-            sizeimage,
-            components,
-        })
-    }
 }
 
 /// A stateless H.264 encoder node.
@@ -519,7 +361,7 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         let wanted = source_formats(fmt);
         let mut offered = Vec::new();
         let mut layout = None;
-        for want in wanted {
+        for &want in wanted {
             let mut f = v4l2_format {
                 type_: OUTPUT,
                 ..Default::default()
@@ -553,7 +395,11 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
                 "{}: the device does not take {width}x{height} {} sources (asked for {}, it offers {})",
                 self.path,
                 format_name(fmt),
-                wanted.map(fourcc_name).join(" and "),
+                wanted
+                    .iter()
+                    .map(|&f| fourcc_name(f))
+                    .collect::<Vec<_>>()
+                    .join(" and "),
                 offered.join(", then ")
             ));
         };
@@ -806,5 +652,3 @@ impl<K: Kernel> Drop for V4l2Encoder<K> {
         }
     }
 }
-#[cfg(test)]
-mod tests;

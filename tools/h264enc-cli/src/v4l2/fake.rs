@@ -18,8 +18,8 @@
 //!   Setting it resets the OUTPUT format to the default at the coded size,
 //!   and the visible size to the coded size.
 //! * OUTPUT (source): `V4L2_PIX_FMT_YUV420M` ('YM12', three planes),
-//!   `V4L2_PIX_FMT_NV12M` ('NM12', two planes), YUYV and UYVY (one plane; the
-//!   H.264 backend refuses them at VIDIOC_STREAMON); any other fourcc, the
+//!   `V4L2_PIX_FMT_NV12M` ('NM12', two planes), YUYV and UYVY (one plane,
+//!   packed 4:2:2, bytes per line twice the width); any other fourcc, the
 //!   single-plane 'YU12' and 'NV12' included, becomes YM12. The size follows
 //!   the CAPTURE format's `frmsize` (so it is whole macroblocks), and the
 //!   planes are `v4l2_fill_pixfmt_mp`'s: bytes per line the width (half of
@@ -591,8 +591,9 @@ impl FakeKernel {
         let comps: &[(usize, usize)] = match fmt {
             PixelFormat::I420 => &[(0, w), (1, w / 2), (2, w / 2)],
             PixelFormat::Nv12 => &[(0, w), (1, w)],
+            PixelFormat::Yuyv | PixelFormat::Uyvy => &[(0, 2 * w)],
         };
-        let mut frame = Vec::with_capacity(w * h * 3 / 2);
+        let mut frame = Vec::with_capacity(fmt.frame_len(w as u32, h as u32));
         for (k, &(p, row)) in comps.iter().enumerate() {
             let rows = if k == 0 { h } else { h / 2 };
             for r in 0..rows {

@@ -4,6 +4,7 @@
 pub mod encoder;
 pub mod fake;
 pub mod kernel;
+mod source;
 pub mod sys;
 
 pub use encoder::V4l2Encoder;

@@ -34,6 +34,27 @@ pub fn clip(name: &str, w: usize, h: usize, frames: usize) -> Vec<u8> {
     std::fs::read(p).expect("read clip")
 }
 
+/// An I420 frame as packed 4:2:2 (YUYV, or UYVY with `uyvy`) whose two
+/// rows of each chroma pair repeat the 4:2:0 row: a reader that averages
+/// row pairs gets the I420 frame back.
+pub fn i420_to_packed_422(frame: &[u8], w: usize, h: usize, uyvy: bool) -> Vec<u8> {
+    let (y, c) = frame.split_at(w * h);
+    let (cb, cr) = c.split_at(w * h / 4);
+    let mut out = Vec::with_capacity(w * h * 2);
+    for r in 0..h {
+        for x in (0..w).step_by(2) {
+            let k = (r / 2) * (w / 2) + x / 2;
+            let (y0, y1) = (y[r * w + x], y[r * w + x + 1]);
+            out.extend_from_slice(&if uyvy {
+                [cb[k], y0, cr[k], y1]
+            } else {
+                [y0, cb[k], y1, cr[k]]
+            });
+        }
+    }
+    out
+}
+
 /// Writes `stream` to a temporary .h264 file, runs `f` on its path, removes it.
 fn with_stream_file(
     stream: &[u8],

@@ -216,13 +216,15 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 {
 	struct v4l2_pix_format_mplane *src = &v->ctx.src_fmt, *dst = &v->ctx.dst_fmt;
 	u32 mbw = DIV_ROUND_UP(width, 16), mbh = DIV_ROUND_UP(height, 16);
+	bool packed;
 
 	if (v->started)
 		return -EBUSY;
 	/* The H1 reads whole macroblocks, a width multiple of 4, even heights. */
 	if (width < 16 || height < 16 || width > 4080 || height > 4080 || width % 4 || height % 2)
 		return -EINVAL;
-	if (fourcc != V4L2_PIX_FMT_YUV420 && fourcc != V4L2_PIX_FMT_NV12)
+	if (hantro_h1_h264_enc_in_fmt(fourcc) < 0 ||
+	    fourcc == V4L2_PIX_FMT_YUV420M || fourcc == V4L2_PIX_FMT_NV12M)
 		return -EINVAL;
 	if (!fps_num || !fps_den)
 		return -EINVAL;
@@ -232,14 +234,16 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	src->height = mbh * 16;
 	src->pixelformat = fourcc;
 	src->num_planes = 1;
-	src->plane_fmt[0].bytesperline = width;
-	src->plane_fmt[0].sizeimage = width * height * 3 / 2;
+	/* Packed 4:2:2: two bytes a pixel, one plane. */
+	packed = fourcc == V4L2_PIX_FMT_YUYV || fourcc == V4L2_PIX_FMT_UYVY;
+	src->plane_fmt[0].bytesperline = packed ? width * 2 : width;
+	src->plane_fmt[0].sizeimage = packed ? width * height * 2 : width * height * 3 / 2;
 	dst->width = width;
 	dst->height = height;
 	dst->pixelformat = V4L2_PIX_FMT_H264;
 	dst->num_planes = 1;
 	v->fourcc = fourcc;
-	v->in_size = (size_t)width * height * 3 / 2;
+	v->in_size = src->plane_fmt[0].sizeimage;
 	v->ctx.timeperframe.numerator = fps_den;
 	v->ctx.timeperframe.denominator = fps_num;
 	return 0;

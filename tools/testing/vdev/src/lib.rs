@@ -75,6 +75,21 @@ pub enum PixelFormat {
     I420,
     /// Y plane, interleaved CbCr.
     Nv12,
+    /// Packed 4:2:2, Y0 Cb Y1 Cr (V4L2_PIX_FMT_YUYV, GStreamer's YUY2).
+    Yuyv,
+    /// Packed 4:2:2, Cb Y0 Cr Y1 (V4L2_PIX_FMT_UYVY).
+    Uyvy,
+}
+
+impl PixelFormat {
+    /// Bytes of a `width` x `height` frame, without padding.
+    pub fn frame_len(self, width: u32, height: u32) -> usize {
+        let luma = width as usize * height as usize;
+        match self {
+            PixelFormat::I420 | PixelFormat::Nv12 => luma * 3 / 2,
+            PixelFormat::Yuyv | PixelFormat::Uyvy => luma * 2,
+        }
+    }
 }
 
 /// A completed request.
@@ -157,6 +172,8 @@ impl VirtualDevice {
         let fourcc = match fmt {
             PixelFormat::I420 => fourcc(b"YU12"),
             PixelFormat::Nv12 => fourcc(b"NV12"),
+            PixelFormat::Yuyv => fourcc(b"YUYV"),
+            PixelFormat::Uyvy => fourcc(b"UYVY"),
         };
         // SAFETY: `dev` is valid until drop.
         check(unsafe { uapi::vdev_set_format(self.dev, width, height, fourcc, fps_num, fps_den) })?;

@@ -96,6 +96,8 @@ impl OutFormat {
         match self.pixelformat {
             YM12 => Some(PixelFormat::I420),
             NM12 => Some(PixelFormat::Nv12),
+            YUYV => Some(PixelFormat::Yuyv),
+            UYVY => Some(PixelFormat::Uyvy),
             _ => None,
         }
     }

@@ -32,6 +32,8 @@ fn frames(name: &str, w: usize, h: usize, n: usize, format: PixelFormat) -> Vec<
                 }
                 out
             }
+            PixelFormat::Yuyv => h264_oracle::i420_to_packed_422(f, w, h, false),
+            PixelFormat::Uyvy => h264_oracle::i420_to_packed_422(f, w, h, true),
         })
         .collect()
 }
@@ -91,6 +93,8 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
         (PixelFormat::I420, (176, 144)),
         (PixelFormat::Nv12, (200, 120)),
         (PixelFormat::I420, (200, 120)),
+        (PixelFormat::Yuyv, (200, 120)),
+        (PixelFormat::Uyvy, (176, 144)),
     ] {
         let clip = frames("meadow", w as usize, h as usize, 10, format);
         let (got, reference, calls) = both(&config(w, h, format, false), &clip, FakeKernel::new());
@@ -100,6 +104,8 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
         let (src, planes) = match format {
             PixelFormat::I420 => ("YM12", 3),
             PixelFormat::Nv12 => ("NM12", 2),
+            PixelFormat::Yuyv => ("YUYV", 1),
+            PixelFormat::Uyvy => ("UYVY", 1),
         };
         let aligned = (w, h) != (176, 144);
         let want = [
