@@ -166,27 +166,30 @@ static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
 	u32 stride = fmt->plane_fmt[0].bytesperline;
 	u32 over_r = mbs(ctx->dst_fmt.width) * 16 - ctx->dst_fmt.width;
 	u32 over_b = mbs(ctx->dst_fmt.height) * 16 - ctx->dst_fmt.height;
-	bool nv12 = fmt->pixelformat == V4L2_PIX_FMT_NV12 ||
-		    fmt->pixelformat == V4L2_PIX_FMT_NV12M;
+	/* The configuration took only formats the H1 reads. */
+	u32 in_fmt = hantro_h1_h264_enc_in_fmt(fmt->pixelformat);
+	bool packed = in_fmt == ROCKCHIP_VPU_ENC_FMT_YUYV422 ||
+		      in_fmt == ROCKCHIP_VPU_ENC_FMT_UYVY422;
+	unsigned int i, planes = packed ? 1 :
+		in_fmt == ROCKCHIP_VPU_ENC_FMT_YUV420SP ? 2 : 3;
 	dma_addr_t plane[3];
-	unsigned int i;
 
 	plane[0] = vb2_dma_contig_plane_dma_addr(src, 0);
 	if (fmt->num_planes > 1) {
 		for (i = 1; i < fmt->num_planes && i < 3; i++)
 			plane[i] = vb2_dma_contig_plane_dma_addr(src, i);
-	} else {
+	} else if (!packed) {
 		/* One buffer: chroma follows luma at the format's plane sizes. */
 		plane[1] = plane[0] + stride * ctx->dst_fmt.height;
 		plane[2] = plane[1] + stride / 2 * ctx->dst_fmt.height / 2;
 	}
-	for (i = 0; i < (nv12 ? 2 : 3); i++)
+	for (i = 0; i < planes; i++)
 		vepu_write_relaxed(vpu, plane[i], in_plane[i]);
-	vepu_write_relaxed(vpu, H1_REG_IN_IMG_CTRL_ROW_LEN(stride) |
+	/* ROW_LEN counts pixels: two bytes each in packed 4:2:2. */
+	vepu_write_relaxed(vpu, H1_REG_IN_IMG_CTRL_ROW_LEN(packed ? stride / 2 : stride) |
 			   H1_REG_IN_IMG_CTRL_OVRFLR_D4(over_r / 4) |
 			   H1_REG_IN_IMG_CTRL_OVRFLB(over_b) |
-			   H1_REG_IN_IMG_CTRL_FMT(nv12 ? ROCKCHIP_VPU_ENC_FMT_YUV420SP :
-							 ROCKCHIP_VPU_ENC_FMT_YUV420P),
+			   H1_REG_IN_IMG_CTRL_FMT(in_fmt),
 			   H1_REG_IN_IMG_CTRL);
 }
 

@@ -72,6 +72,7 @@ void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx);
 
 /* hantro_h1_h264_enc_ctrls.c */
 struct vb2_v4l2_buffer;
+int hantro_h1_h264_enc_in_fmt(u32 pixelformat);
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg);
 void hantro_h1_h264_enc_grab_ctrls(struct hantro_ctx *ctx, bool grab);
 void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,

@@ -174,6 +174,34 @@ static void hantro_h264_enc_colour(const struct v4l2_pix_format_mplane *fmt,
 }
 
 /**
+ * hantro_h1_h264_enc_in_fmt() - the H1's input format of an OUTPUT format
+ * @pixelformat: the V4L2 pixel format of the OUTPUT queue
+ *
+ * The H1 reads 4:2:0 planar and semi-planar pictures, and packed 4:2:2
+ * YUYV and UYVY ones, which it codes as 4:2:0.
+ *
+ * Return: the value of H1_REG_IN_IMG_CTRL_FMT (enum hantro_enc_fmt), or
+ * -EINVAL for a format the backend does not code.
+ */
+int hantro_h1_h264_enc_in_fmt(u32 pixelformat)
+{
+	switch (pixelformat) {
+	case V4L2_PIX_FMT_YUV420:
+	case V4L2_PIX_FMT_YUV420M:
+		return ROCKCHIP_VPU_ENC_FMT_YUV420P;
+	case V4L2_PIX_FMT_NV12:
+	case V4L2_PIX_FMT_NV12M:
+		return ROCKCHIP_VPU_ENC_FMT_YUV420SP;
+	case V4L2_PIX_FMT_YUYV:
+		return ROCKCHIP_VPU_ENC_FMT_YUYV422;
+	case V4L2_PIX_FMT_UYVY:
+		return ROCKCHIP_VPU_ENC_FMT_UYVY422;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
  * hantro_h1_h264_enc_config() - the stream's configuration
  * @ctx: the hantro context
  * @cfg: filled with the core's configuration
@@ -191,16 +219,9 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	s32 mode, slice_mode, max_mb, cpb_kb, qp, val;
 	unsigned int i;
 
-	switch (ctx->src_fmt.pixelformat) {
-	case V4L2_PIX_FMT_NV12:
-	case V4L2_PIX_FMT_NV12M:
-	case V4L2_PIX_FMT_YUV420:
-	case V4L2_PIX_FMT_YUV420M:
-		break;
-	default:
-		/* The H1's packed 4:2:2 and RGB inputs are not wired up. */
+	/* The H1's RGB inputs are not wired up. */
+	if (hantro_h1_h264_enc_in_fmt(ctx->src_fmt.pixelformat) < 0)
 		return -EINVAL;
-	}
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->width = ctx->dst_fmt.width;

@@ -119,6 +119,8 @@ impl H1 {
         let fmt = match regs.field(IN_IMG_CTRL, IN_IMG_FMT_SHIFT, 4) {
             IN_FMT_YUV420P => InputFormat::I420,
             IN_FMT_YUV420SP => InputFormat::Nv12,
+            IN_FMT_YUYV422 => InputFormat::Yuyv,
+            IN_FMT_UYVY422 => InputFormat::Uyvy,
             _ => return Err(IRQ_CONFIG_ERROR),
         };
         let row_len = regs.field(IN_IMG_CTRL, IN_IMG_ROW_LEN_SHIFT, 14) as usize;

@@ -24,6 +24,10 @@ pub enum InputFormat {
     I420,
     /// Two planes: Y, interleaved CbCr (YUV420SP).
     Nv12,
+    /// One plane of 4:2:2, Y0 Cb Y1 Cr (YUYV422).
+    Yuyv,
+    /// One plane of 4:2:2, Cb Y0 Cr Y1 (UYVY422).
+    Uyvy,
 }
 
 impl Planes {
@@ -60,9 +64,15 @@ impl Planes {
         }
     }
 
-    /// Reads an input picture: `width` x `height` visible samples at `luma_stride`,
-    /// the rest of the last macroblock column and row filled by replicating the edge,
-    /// into the buffers of `spare` ([`Planes::reuse`]).
+    /// Reads an input picture: `width` x `height` visible samples, rows of
+    /// `luma_stride` samples (IN_IMG_CTRL ROW_LEN: pixels, so 2 bytes each in
+    /// the packed 4:2:2 formats), the rest of the last macroblock column and
+    /// row filled by replicating the edge, into the buffers of `spare`
+    /// ([`Planes::reuse`]).
+    ///
+    /// Packed 4:2:2 becomes 4:2:0 by averaging the chroma of each pair of
+    /// rows, rounding up (a last odd row keeps its own). The H1's own
+    /// vertical filter is not in any public source: this is the model's.
     #[allow(clippy::too_many_arguments)]
     pub fn load_input(
         spare: Option<Planes>,
@@ -78,12 +88,16 @@ impl Planes {
         let mut p = Planes::reuse(spare, mb_w, mb_h);
         let (s, cs) = (p.stride(), p.cstride());
         let (cw, ch) = (width.div_ceil(2), height.div_ceil(2));
-        for y in 0..height {
-            let dst = &mut p.y[y * s..y * s + width];
-            mem.read(addr[0].wrapping_add((y * luma_stride) as u32), dst)?;
-        }
+        let luma = |p: &mut Planes| -> Result<(), BusError> {
+            for y in 0..height {
+                let dst = &mut p.y[y * s..y * s + width];
+                mem.read(addr[0].wrapping_add((y * luma_stride) as u32), dst)?;
+            }
+            Ok(())
+        };
         match fmt {
             InputFormat::I420 => {
+                luma(&mut p)?;
                 let cstride = luma_stride / 2;
                 for y in 0..ch {
                     let at = |a: u32| a.wrapping_add((y * cstride) as u32);
@@ -92,6 +106,7 @@ impl Planes {
                 }
             }
             InputFormat::Nv12 => {
+                luma(&mut p)?;
                 let mut crow = vec![0u8; 2 * cw];
                 for y in 0..ch {
                     mem.read(addr[1].wrapping_add((y * luma_stride) as u32), &mut crow)?;
@@ -99,11 +114,56 @@ impl Planes {
                     split_chroma(&crow, b, r);
                 }
             }
+            InputFormat::Yuyv => p.load_packed(mem, addr[0], luma_stride, width, height, false)?,
+            InputFormat::Uyvy => p.load_packed(mem, addr[0], luma_stride, width, height, true)?,
         }
         replicate_edges(&mut p.y, s, mb_h * 16, width, height);
         replicate_edges(&mut p.cb, cs, mb_h * 8, cw, ch);
         replicate_edges(&mut p.cr, cs, mb_h * 8, cw, ch);
         Ok(p)
+    }
+
+    /// Reads packed 4:2:2 rows (`chroma_first`: UYVY, else YUYV) of
+    /// `row_len` pixels at `addr` into the visible samples.
+    fn load_packed(
+        &mut self,
+        mem: &dyn Memory,
+        addr: u32,
+        row_len: usize,
+        width: usize,
+        height: usize,
+        chroma_first: bool,
+    ) -> Result<(), BusError> {
+        let (s, cs) = (self.stride(), self.cstride());
+        let cw = width.div_ceil(2);
+        // Whole pairs: an odd width still reads the pair of its last sample.
+        let mut row = vec![0u8; 4 * cw];
+        let (yo, co) = if chroma_first { (1, 0) } else { (0, 1) };
+        let mut sums = vec![0u16; 2 * cw];
+        for y in 0..height {
+            mem.read(addr.wrapping_add((y * row_len * 2) as u32), &mut row)?;
+            for (x, d) in self.y[y * s..y * s + width].iter_mut().enumerate() {
+                *d = row[2 * x + yo];
+            }
+            for (k, v) in sums.iter_mut().enumerate() {
+                // Cb of pair k at 4k + co, Cr at 4k + 2 + co.
+                let at = 4 * (k / 2) + 2 * (k % 2) + co;
+                *v = if y % 2 == 0 {
+                    u16::from(row[at])
+                } else {
+                    *v + u16::from(row[at])
+                };
+            }
+            if y % 2 == 1 || y + 1 == height {
+                let n = if y % 2 == 1 { 2 } else { 1 };
+                let cy = y / 2;
+                for i in 0..cw {
+                    self.cb[cy * cs + i] = ((sums[2 * i] + n - 1) / n) as u8;
+                    self.cr[cy * cs + i] = ((sums[2 * i + 1] + n - 1) / n) as u8;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Bytes of a reconstructed picture in memory: luma, then interleaved CbCr.

@@ -83,6 +83,10 @@ registers! {
         => Model("ROCKCHIP_VPU_ENC_FMT_YUV420P of enum hantro_enc_fmt, hantro_hw.h");
     pub const IN_FMT_YUV420SP: u32 = 1
         => Model("ROCKCHIP_VPU_ENC_FMT_YUV420SP of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_FMT_YUYV422: u32 = 2
+        => Model("ROCKCHIP_VPU_ENC_FMT_YUYV422 of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_FMT_UYVY422: u32 = 3
+        => Model("ROCKCHIP_VPU_ENC_FMT_UYVY422 of enum hantro_enc_fmt, hantro_hw.h");
     pub const IN_IMG_OVRFLB_SHIFT: u32 = 6 => Shift("H1_REG_IN_IMG_CTRL_OVRFLB");
     pub const IN_IMG_OVRFLR_D4_SHIFT: u32 = 10 => Shift("H1_REG_IN_IMG_CTRL_OVRFLR_D4");
     pub const IN_IMG_ROW_LEN_SHIFT: u32 = 12 => Shift("H1_REG_IN_IMG_CTRL_ROW_LEN");
