@@ -49,6 +49,8 @@ cat >"$out/cases" <<'CASES'
 qcif qcif.y4m
 qcif-25fps qcif25.y4m --qp 30
 nv12-crop c200.nv12 --size 200x120 --pix-fmt nv12
+yuyv-crop c200.yuyv --size 200x120 --pix-fmt yuyv
+uyvy qcif.uyvy --size 176x144 --pix-fmt uyvy --qp 28
 cbr cif.y4m --bitrate 300k --gop 5
 vbr cif.y4m --rc vbr --bitrate 300k
 cq cif.y4m --rc cq --quality 60
@@ -72,6 +74,8 @@ lavfi() { ffmpeg -loglevel error -y -f lavfi -i "$1" "${@:2}"; }
 lavfi testsrc=size=176x144:rate=30 -frames:v 10 -pix_fmt yuv420p "$out/qcif.y4m"
 lavfi testsrc2=size=176x144:rate=25 -frames:v 8 -pix_fmt yuv420p "$out/qcif25.y4m"
 lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt nv12 -f rawvideo "$out/c200.nv12"
+lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt yuyv422 -f rawvideo "$out/c200.yuyv"
+lavfi testsrc2=size=176x144:rate=30 -frames:v 4 -pix_fmt uyvy422 -f rawvideo "$out/qcif.uyvy"
 lavfi testsrc2=size=352x288:rate=30 -frames:v 12 -pix_fmt yuv420p "$out/cif.y4m"
 lavfi testsrc2=size=1920x1080:rate=30 -frames:v 2 -pix_fmt yuv420p "$out/hd.y4m"
 # A scene cut at frame 6: with a 100 ms CPB its P picture becomes an IDR
@@ -130,9 +134,10 @@ echo "long $?" >>load.status
 LOAD
 
 # The element, with only the plugins the pipeline needs (a registry of every
-# plugin would take minutes to build under TCG).
+# plugin would take minutes to build under TCG), from YUY2 as the 2023 RFC's
+# example pipeline feeds it.
 gst_plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0)
-gst_pipeline="videotestsrc num-buffers=15 pattern=ball ! video/x-raw,format=I420,width=176,height=144,framerate=30/1
+gst_pipeline="videotestsrc num-buffers=15 pattern=ball ! video/x-raw,format=YUY2,width=176,height=144,framerate=30/1
 	! v4l2slh264enc rate-control=cbr bitrate=300000 DEVICE ! h264parse
 	! video/x-h264,stream-format=byte-stream,alignment=au ! filesink location=OUT"
 cat >"$out/gst" <<GST

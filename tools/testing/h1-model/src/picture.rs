@@ -294,4 +294,38 @@ mod tests {
             assert!(joined == src, "{pairs} pairs joined");
         }
     }
+
+    /// Packed 4:2:2 rows read as IN_IMG_CTRL FMT 2 and 3 select: luma as it
+    /// is, the chroma of each pair of rows averaged rounding up, a last odd
+    /// row's its own, and rows ROW_LEN pixels (two bytes each) apart.
+    #[test]
+    fn packed_422_is_read_into_420() {
+        let (w, h, row_len) = (6, 5, 8);
+        let mut rng = crate::testrng::Rng::new(0x422);
+        let frame: Vec<u8> = (0..row_len * 2 * h).map(|_| rng.byte()).collect();
+        for (fmt, uyvy) in [(InputFormat::Yuyv, false), (InputFormat::Uyvy, true)] {
+            let mut mem = crate::memory::BufferMemory::new();
+            let addr = mem.alloc(frame.len());
+            mem.buffer_mut(addr).unwrap().copy_from_slice(&frame);
+            let p = Planes::load_input(None, &mem, fmt, [addr, 0, 0], row_len, w, h, 1, 1)
+                .unwrap();
+            let (yo, co) = if uyvy { (1, 0) } else { (0, 1) };
+            let at = |r: usize, i: usize| frame[r * row_len * 2 + i];
+            for r in 0..h {
+                for x in 0..w {
+                    assert_eq!(p.y[r * 16 + x], at(r, 2 * x + yo), "{fmt:?} Y {x},{r}");
+                }
+            }
+            for cy in 0..h.div_ceil(2) {
+                for i in 0..w / 2 {
+                    for (plane, k) in [(&p.cb, 0), (&p.cr, 2)] {
+                        let a = u16::from(at(2 * cy, 4 * i + k + co));
+                        let b = u16::from(at((2 * cy + 1).min(h - 1), 4 * i + k + co));
+                        let want = (a + b).div_ceil(2) as u8;
+                        assert_eq!(plane[cy * 8 + i], want, "{fmt:?} chroma {i},{cy}");
+                    }
+                }
+            }
+        }
+    }
 }
