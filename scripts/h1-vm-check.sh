@@ -51,6 +51,7 @@ qcif-25fps qcif25.y4m --qp 30
 nv12-crop c200.nv12 --size 200x120 --pix-fmt nv12
 yuyv-crop c200.yuyv --size 200x120 --pix-fmt yuyv
 uyvy qcif.uyvy --size 176x144 --pix-fmt uyvy --qp 28
+even-630 c630.y4m --qp 30
 cbr cif.y4m --bitrate 300k --gop 5
 vbr cif.y4m --rc vbr --bitrate 300k
 cq cif.y4m --rc cq --quality 60
@@ -76,6 +77,7 @@ lavfi testsrc2=size=176x144:rate=25 -frames:v 8 -pix_fmt yuv420p "$out/qcif25.y4
 lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt nv12 -f rawvideo "$out/c200.nv12"
 lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt yuyv422 -f rawvideo "$out/c200.yuyv"
 lavfi testsrc2=size=176x144:rate=30 -frames:v 4 -pix_fmt uyvy422 -f rawvideo "$out/qcif.uyvy"
+lavfi testsrc2=size=630x270:rate=30 -frames:v 3 -pix_fmt yuv420p "$out/c630.y4m"
 lavfi testsrc2=size=352x288:rate=30 -frames:v 12 -pix_fmt yuv420p "$out/cif.y4m"
 lavfi testsrc2=size=1920x1080:rate=30 -frames:v 2 -pix_fmt yuv420p "$out/hd.y4m"
 # A scene cut at frame 6: with a 100 ms CPB its P picture becomes an IDR

@@ -328,7 +328,11 @@ fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
             out
         }
         Layout::Yuyv | Layout::Uyvy => {
-            let (yo, co) = if f.layout == Layout::Yuyv { (0, 1) } else { (1, 0) };
+            let (yo, co) = if f.layout == Layout::Yuyv {
+                (0, 1)
+            } else {
+                (1, 0)
+            };
             let mut out: Vec<u8> = frame.iter().skip(yo).step_by(2).copied().collect();
             for k in 0..2 {
                 for r in (0..h).step_by(2) {

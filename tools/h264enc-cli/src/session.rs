@@ -164,14 +164,15 @@ fn dev_err(what: &str, e: String) -> String {
 
 /// Checks `c`, configures `d` with it and starts streaming.
 pub fn configure(d: &mut dyn Device, c: &StreamConfig) -> Result<Configured, String> {
-    if !c.width.is_multiple_of(4)
+    if !c.width.is_multiple_of(2)
+        || !c.height.is_multiple_of(2)
         || c.width > 4080
         || c.height > 4080
         || c.width < 16
         || c.height < 16
     {
         return Err(format!(
-            "{}x{} is outside what the H1 codes: width 16..4080 in steps of 4, height 16..4080 in steps of 2",
+            "{}x{} is outside what the H1 codes: width and height 16..4080 in steps of 2 (4:2:0 and the SPS crop count two samples)",
             c.width, c.height
         ));
     }

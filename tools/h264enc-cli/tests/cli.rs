@@ -369,7 +369,11 @@ fn packed_422_sources_code_the_pictures_the_h1_reads() {
             "-o",
             &out.display().to_string(),
         ]);
-        assert!(r.status.success(), "{tag}: {}", String::from_utf8_lossy(&r.stderr));
+        assert!(
+            r.status.success(),
+            "{tag}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
         std::fs::read(out).unwrap()
     };
     let i420 = encode(&raw, "i420", "packed-ref");
@@ -380,7 +384,10 @@ fn packed_422_sources_code_the_pictures_the_h1_reads() {
             .collect();
         let file = tmp(&format!("packed.{fmt}"));
         std::fs::write(&file, packed).unwrap();
-        assert!(encode(&file, fmt, fmt) == i420, "{fmt}: not the I420 stream");
+        assert!(
+            encode(&file, fmt, fmt) == i420,
+            "{fmt}: not the I420 stream"
+        );
     }
     // A true 4:2:2 source (Y4M C422): the decode is the reconstruction,
     // byte for byte, and the luma is coded as well as from 4:2:0.
@@ -393,7 +400,9 @@ fn packed_422_sources_code_the_pictures_the_h1_reads() {
         .status()
         .unwrap();
     assert!(ff.success());
-    assert!(std::fs::read(&c422).unwrap().starts_with(b"YUV4MPEG2 W176 H144"));
+    assert!(std::fs::read(&c422)
+        .unwrap()
+        .starts_with(b"YUV4MPEG2 W176 H144"));
     let summary = encode_and_verify("c422", &c422.display().to_string(), &["--qp", "26"], false);
     let psnr: f64 = summary
         .split("PSNR-Y")
@@ -402,4 +411,47 @@ fn packed_422_sources_code_the_pictures_the_h1_reads() {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| panic!("no PSNR in {summary}"));
     assert!(psnr > 35.0, "PSNR-Y {psnr} dB: {summary}");
+}
+
+#[test]
+fn any_even_size_decodes_to_exactly_that_size() {
+    // Widths the H1 reads 2 pixels wider (its overfill counts 4 pixels):
+    // the rows are padded, the SPS crops to the size, and the decode is the
+    // reconstruction at that size, byte for byte (verify --recon).
+    for (w, h, frames) in [(630, 270, 3), (1366, 768, 2)] {
+        let clip = y4m("testsrc2", w, h, frames);
+        let tag = format!("size-{w}x{h}");
+        encode_and_verify(&tag, &clip, &["--qp", "30"], false);
+        let probe = Command::new("ffprobe")
+            .args([
+                "-v",
+                "error",
+                "-show_entries",
+                "stream=width,height",
+                "-of",
+                "csv=p=0",
+            ])
+            .arg(tmp(&format!("{tag}.h264")))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&probe.stdout).trim(),
+            format!("{w},{h}"),
+            "{tag}"
+        );
+    }
+    // Odd sizes cannot be 4:2:0.
+    let odd = tmp("odd.yuv");
+    std::fs::write(&odd, vec![0u8; 631 * 270 * 3 / 2]).unwrap();
+    refuses(
+        &[
+            "encode",
+            &odd.display().to_string(),
+            "--size",
+            "631x270",
+            "-o",
+            &tmp("odd.h264").display().to_string(),
+        ],
+        "odd",
+    );
 }

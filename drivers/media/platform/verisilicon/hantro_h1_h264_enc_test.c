@@ -147,6 +147,23 @@ static void hantro_h264_enc_test_payload(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, hantro_h264_enc_payload(100, 10, U32_MAX), -EOVERFLOW);
 }
 
+/*
+ * The OUTPUT formats the backend codes, as IN_IMG_CTRL FMT selects them:
+ * 4:2:0 planar and semi-planar in one or more planes, packed 4:2:2; not RGB.
+ */
+static void hantro_h264_enc_test_in_fmt(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_YUV420M),
+			ROCKCHIP_VPU_ENC_FMT_YUV420P);
+	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_NV12),
+			ROCKCHIP_VPU_ENC_FMT_YUV420SP);
+	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_YUYV),
+			ROCKCHIP_VPU_ENC_FMT_YUYV422);
+	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_UYVY),
+			ROCKCHIP_VPU_ENC_FMT_UYVY422);
+	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_RGB565), -EINVAL);
+}
+
 /* The CABAC table: per QP the I-slice states, then the P-slice ones. */
 static void hantro_h264_enc_test_cabac_table(struct kunit *test)
 {
@@ -177,6 +194,7 @@ static struct kunit_case hantro_h264_enc_test_cases[] = {
 	KUNIT_CASE(hantro_h264_enc_test_checkpoint_bits),
 	KUNIT_CASE(hantro_h264_enc_test_count_nals),
 	KUNIT_CASE(hantro_h264_enc_test_payload),
+	KUNIT_CASE(hantro_h264_enc_test_in_fmt),
 	KUNIT_CASE(hantro_h264_enc_test_cabac_table),
 	{}
 };

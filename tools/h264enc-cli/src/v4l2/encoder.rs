@@ -222,8 +222,10 @@ impl<K: Kernel> V4l2Encoder<K> {
             // sizeimage, and sizeimage fits the mapping (above).
             let dst = unsafe { std::slice::from_raw_parts_mut(m.ptr, m.len) };
             for r in 0..c.rows {
-                dst[c.offset + r * c.stride..][..c.row_bytes]
+                let row = &mut dst[c.offset + r * c.stride..][..c.read_bytes];
+                row[..c.row_bytes]
                     .copy_from_slice(&frame[c.src + r * c.row_bytes..][..c.row_bytes]);
+                hantro_vdev::pad_row(row, c.row_bytes, c.unit);
             }
         }
         Ok(l.sizeimage.clone())

@@ -27,7 +27,8 @@
 //!   `sizeimage` bytes per line x rows.
 //! * VIDIOC_S_SELECTION (OUTPUT, CROP): the visible size the SPS crops to,
 //!   taken only at (0, 0) and inside the last macroblock column and row of
-//!   the OUTPUT size (else that whole size), its width rounded up to 4.
+//!   the OUTPUT size (else that whole size), its width and height rounded
+//!   up to even for H.264 (to 4 for the width for JPEG).
 //!
 //! Buffers are videobuf2's: a plane array of at least the format's planes
 //! (and at most 8) on VIDIOC_QUERYBUF, VIDIOC_QBUF and VIDIOC_DQBUF, each
@@ -279,6 +280,10 @@ impl FakeKernel {
                 width: o.width,
                 height: o.height,
             };
+        } else if self.cap_fmt.pixelformat == H264 {
+            // H.264 crops in units of two samples.
+            r.width = r.width.next_multiple_of(2);
+            r.height = r.height.next_multiple_of(2);
         } else {
             r.width = r.width.div_ceil(4) * 4;
         }

@@ -4,6 +4,7 @@
 
 use super::sys::*;
 use crate::device::PixelFormat;
+use hantro_vdev::read_width;
 
 /// Where one component of a picture (Y, U, V, or NV12's interleaved CbCr)
 /// goes: from the client's packed frame into a plane of the source buffer.
@@ -14,6 +15,10 @@ pub(super) struct Component {
     /// Bytes per row and rows of picture.
     pub(super) row_bytes: usize,
     pub(super) rows: usize,
+    /// Bytes per row the H1 reads (see [`read_width`]): the row is padded
+    /// that far with its last `unit` bytes.
+    pub(super) read_bytes: usize,
+    pub(super) unit: usize,
     /// The buffer plane, the offset in it and its bytes per line.
     pub(super) plane: usize,
     pub(super) offset: usize,
@@ -103,16 +108,17 @@ impl SourceLayout {
             ));
         }
         let pf = got.plane_fmt;
-        // (offset in the packed frame, row bytes, rows) of each component.
-        let packed: Vec<(usize, usize, usize)> = match fmt {
-            PixelFormat::I420 => vec![
-                (0, w, h),
-                (w * h, w / 2, h / 2),
-                (w * h + w * h / 4, w / 2, h / 2),
-            ],
-            PixelFormat::Nv12 => vec![(0, w, h), (w * h, w, h / 2)],
-            PixelFormat::Yuyv | PixelFormat::Uyvy => vec![(0, 2 * w, h)],
-        };
+        let read = fmt.components(read_width(width) as usize, h);
+        // (offset in the packed frame, row bytes, rows, unit) of each component.
+        let packed: Vec<(usize, usize, usize, usize)> = fmt
+            .components(w, h)
+            .into_iter()
+            .scan(0, |at, (row, rows, unit)| {
+                let src = *at;
+                *at += row * rows;
+                Some((src, row, rows, unit))
+            })
+            .collect();
         // (plane, offset, stride) of each component.
         let place: Vec<(usize, usize, usize)> = if planes > 1 {
             (0..packed.len())
@@ -135,14 +141,22 @@ impl SourceLayout {
         let components: Vec<Component> = packed
             .iter()
             .zip(&place)
+            .zip(&read)
             .map(
-                |(&(src, row_bytes, rows), &(plane, offset, stride))| Component {
-                    src,
-                    row_bytes,
-                    rows,
-                    plane,
-                    offset,
-                    stride,
+                |(
+                    (&(src, row_bytes, rows, unit), &(plane, offset, stride)),
+                    &(read_bytes, _, _),
+                )| {
+                    Component {
+                        src,
+                        row_bytes,
+                        rows,
+                        read_bytes,
+                        unit,
+                        plane,
+                        offset,
+                        stride,
+                    }
                 },
             )
             .collect();
@@ -153,13 +167,13 @@ impl SourceLayout {
             PixelFormat::Yuyv | PixelFormat::Uyvy => &["YCbCr"],
         };
         for (c, comp) in components.iter().zip(names) {
-            if c.stride < c.row_bytes {
+            if c.stride < c.read_bytes {
                 return Err(format!(
                     "its {name} format has {} bytes per line for {} bytes of {comp} in plane {}",
-                    c.stride, c.row_bytes, c.plane
+                    c.stride, c.read_bytes, c.plane
                 ));
             }
-            let end = c.offset + c.stride * c.rows.saturating_sub(1) + c.row_bytes;
+            let end = c.offset + c.stride * c.rows.saturating_sub(1) + c.read_bytes;
             let size = sizeimage[c.plane] as usize;
             if end > size {
                 return Err(format!(

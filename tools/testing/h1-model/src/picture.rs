@@ -158,8 +158,8 @@ impl Planes {
                 let n = if y % 2 == 1 { 2 } else { 1 };
                 let cy = y / 2;
                 for i in 0..cw {
-                    self.cb[cy * cs + i] = ((sums[2 * i] + n - 1) / n) as u8;
-                    self.cr[cy * cs + i] = ((sums[2 * i + 1] + n - 1) / n) as u8;
+                    self.cb[cy * cs + i] = sums[2 * i].div_ceil(n) as u8;
+                    self.cr[cy * cs + i] = sums[2 * i + 1].div_ceil(n) as u8;
                 }
             }
         }
@@ -307,8 +307,7 @@ mod tests {
             let mut mem = crate::memory::BufferMemory::new();
             let addr = mem.alloc(frame.len());
             mem.buffer_mut(addr).unwrap().copy_from_slice(&frame);
-            let p = Planes::load_input(None, &mem, fmt, [addr, 0, 0], row_len, w, h, 1, 1)
-                .unwrap();
+            let p = Planes::load_input(None, &mem, fmt, [addr, 0, 0], row_len, w, h, 1, 1).unwrap();
             let (yo, co) = if uyvy { (1, 0) } else { (0, 1) };
             let at = |r: usize, i: usize| frame[r * row_len * 2 + i];
             for r in 0..h {

@@ -217,11 +217,12 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	struct v4l2_pix_format_mplane *src = &v->ctx.src_fmt, *dst = &v->ctx.dst_fmt;
 	u32 mbw = DIV_ROUND_UP(width, 16), mbh = DIV_ROUND_UP(height, 16);
 	bool packed;
+	u32 bpl;
 
 	if (v->started)
 		return -EBUSY;
-	/* The H1 reads whole macroblocks, a width multiple of 4, even heights. */
-	if (width < 16 || height < 16 || width > 4080 || height > 4080 || width % 4 || height % 2)
+	/* H.264 crops in units of two samples: even widths and heights. */
+	if (width < 16 || height < 16 || width > 4080 || height > 4080 || width % 2 || height % 2)
 		return -EINVAL;
 	if (hantro_h1_h264_enc_in_fmt(fourcc) < 0 ||
 	    fourcc == V4L2_PIX_FMT_YUV420M || fourcc == V4L2_PIX_FMT_NV12M)
@@ -234,10 +235,14 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	src->height = mbh * 16;
 	src->pixelformat = fourcc;
 	src->num_planes = 1;
-	/* Packed 4:2:2: two bytes a pixel, one plane. */
+	/*
+	 * Rows as wide as the H1 reads (its overfill counts 4 pixels), which
+	 * the client pads; packed 4:2:2: two bytes a pixel, one plane.
+	 */
 	packed = fourcc == V4L2_PIX_FMT_YUYV || fourcc == V4L2_PIX_FMT_UYVY;
-	src->plane_fmt[0].bytesperline = packed ? width * 2 : width;
-	src->plane_fmt[0].sizeimage = packed ? width * height * 2 : width * height * 3 / 2;
+	bpl = ALIGN(width, 4) * (packed ? 2 : 1);
+	src->plane_fmt[0].bytesperline = bpl;
+	src->plane_fmt[0].sizeimage = packed ? bpl * height : bpl * height * 3 / 2;
 	dst->width = width;
 	dst->height = height;
 	dst->pixelformat = V4L2_PIX_FMT_H264;

@@ -90,6 +90,58 @@ impl PixelFormat {
             PixelFormat::Yuyv | PixelFormat::Uyvy => luma * 2,
         }
     }
+
+    /// (row bytes, rows, bytes of one sample position) of each component
+    /// of a `width` x `height` frame, in the order a packed frame holds them.
+    pub fn components(self, width: usize, height: usize) -> Vec<(usize, usize, usize)> {
+        let (w, h) = (width, height);
+        match self {
+            PixelFormat::I420 => vec![(w, h, 1), (w / 2, h / 2, 1), (w / 2, h / 2, 1)],
+            PixelFormat::Nv12 => vec![(w, h, 1), (w, h / 2, 2)],
+            PixelFormat::Yuyv | PixelFormat::Uyvy => vec![(2 * w, h, 4)],
+        }
+    }
+}
+
+/// The width the H1 reads of a picture `width` wide: its input overfill
+/// counts 4 pixels (IN_IMG_CTRL OVRFLR_D4), so an even width that is not a
+/// multiple of 4 is read 2 pixels wider, and the client pads each row.
+pub fn read_width(width: u32) -> u32 {
+    width.next_multiple_of(4)
+}
+
+/// Pads a row whose first `filled` bytes are picture: the rest repeats its
+/// last sample position (`unit` bytes), as the client pads for the H1.
+pub fn pad_row(row: &mut [u8], filled: usize, unit: usize) {
+    if filled < unit || unit == 0 {
+        return;
+    }
+    let (pic, pad) = row.split_at_mut(filled);
+    let last = &pic[filled - unit..];
+    for (i, b) in pad.iter_mut().enumerate() {
+        *b = last[i % unit];
+    }
+}
+
+/// A packed `width` x `height` frame with each row padded to
+/// [`read_width`], as the virtual device's source buffer holds it.
+fn padded_frame(frame: &[u8], fmt: PixelFormat, width: u32, height: u32) -> Vec<u8> {
+    let (w, w4, h) = (width as usize, read_width(width) as usize, height as usize);
+    let mut out = Vec::with_capacity(fmt.frame_len(w4 as u32, height));
+    let mut src = frame;
+    for ((row, rows, unit), (row4, _, _)) in
+        fmt.components(w, h).into_iter().zip(fmt.components(w4, h))
+    {
+        for _ in 0..rows {
+            let (r, rest) = src.split_at(row.min(src.len()));
+            src = rest;
+            let at = out.len();
+            out.extend_from_slice(r);
+            out.resize(at + row4, 0);
+            pad_row(&mut out[at..], r.len(), unit);
+        }
+    }
+    out
 }
 
 /// A completed request.
@@ -123,6 +175,7 @@ pub struct VirtualDevice {
     dev: *mut uapi::vdev,
     width: u32,
     height: u32,
+    fmt: PixelFormat,
     out_size: u32,
     /// The CAPTURE buffer, kept from frame to frame.
     out: Vec<u8>,
@@ -141,6 +194,7 @@ impl VirtualDevice {
             dev,
             width: 0,
             height: 0,
+            fmt: PixelFormat::I420,
             out_size: 0,
             out: Vec::new(),
         }
@@ -179,6 +233,7 @@ impl VirtualDevice {
         check(unsafe { uapi::vdev_set_format(self.dev, width, height, fourcc, fps_num, fps_den) })?;
         self.width = width;
         self.height = height;
+        self.fmt = fmt;
         // Room for the worst case of the H1 (about 400 bytes per macroblock) and headers.
         let mbs = width.div_ceil(16) * height.div_ceil(16);
         self.out_size = mbs * 512 + 64 * 1024;
@@ -260,6 +315,17 @@ impl VirtualDevice {
     ) -> Result<Completed, Errno> {
         let params = params.map_or(std::ptr::null(), |p| p as *const _);
         let rc = rc.map_or(std::ptr::null(), |r| r as *const _);
+        // Rows the H1 reads wider than the picture are padded, as a client
+        // pads them in its source buffers.
+        let padded;
+        let frame = if read_width(self.width) != self.width
+            && frame.len() == self.fmt.frame_len(self.width, self.height)
+        {
+            padded = padded_frame(frame, self.fmt, self.width, self.height);
+            &padded[..]
+        } else {
+            frame
+        };
         let mut out = std::mem::take(&mut self.out);
         out.resize(self.out_size as usize, 0);
         let mut res = uapi::vdev_result::default();

@@ -216,9 +216,13 @@ fn every_sequence_control_rule_is_enforced() {
         .err(),
         Some(Errno(-13))
     );
-    // Formats the H1 cannot take.
+    // Formats the H1 cannot take: odd sizes cannot be 4:2:0.
     assert_eq!(
-        d.set_format(174, 144, PixelFormat::I420, 30, 1).err(),
+        d.set_format(175, 144, PixelFormat::I420, 30, 1).err(),
+        Some(EINVAL)
+    );
+    assert_eq!(
+        d.set_format(176, 143, PixelFormat::I420, 30, 1).err(),
         Some(EINVAL)
     );
     assert_eq!(

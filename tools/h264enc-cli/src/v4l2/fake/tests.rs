@@ -95,6 +95,10 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
         (PixelFormat::I420, (200, 120)),
         (PixelFormat::Yuyv, (200, 120)),
         (PixelFormat::Uyvy, (176, 144)),
+        // A width the H1 reads 2 pixels wider: the client pads its rows.
+        (PixelFormat::I420, (202, 120)),
+        (PixelFormat::Nv12, (202, 120)),
+        (PixelFormat::Yuyv, (202, 120)),
     ] {
         let clip = frames("meadow", w as usize, h as usize, 10, format);
         let (got, reference, calls) = both(&config(w, h, format, false), &clip, FakeKernel::new());
@@ -332,14 +336,10 @@ fn a_single_plane_client_is_refused() {
 }
 
 /// Sizes hantro cannot show are refused with a message that says why:
-/// below its 96x48 minimum (it codes more than it can crop to), and a
-/// width that is not a multiple of 4 (its crop rounds it up).
+/// below its 96x48 minimum (it codes more than it can crop to).
 #[test]
 fn sizes_the_driver_cannot_crop_to_are_refused() {
-    for ((w, h), shown) in [
-        ((64, 48), "96x48 pictures"),
-        ((202, 120), "crops to 204x120"),
-    ] {
+    for ((w, h), shown) in [((64, 48), "96x48 pictures"), ((80, 64), "96x64 pictures")] {
         let mut d = V4l2Encoder::open(FakeKernel::new(), "/dev/video0").unwrap();
         let e = d.set_format(w, h, PixelFormat::I420, 30, 1).err().unwrap();
         assert!(
