@@ -301,7 +301,7 @@ cmp -s "$out/gst.dev.h264" "$out/gst.virt.h264" || fail "the element's stream on
 frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames \
 	-of csv=p=0 "$out/gst.dev.h264")
 [ "$frames" = 15 ] || fail "the element's stream decodes to ${frames:-no} frames, not 15"
-echo "h1-vm-check: gst-launch-1.0 with v4l2slh264enc on the device: 15 frames decoded, the virtual device's stream"
+echo "h1-vm-check: gst-launch-1.0 with v4l2slh264enc on the device, from YUY2: 15 frames decoded, the virtual device's stream"
 
 # h1-vm.sh exits 3 on any unreferenced object: this is the figure, and the
 # proof that the scans ran.

@@ -265,6 +265,108 @@ fn forced_key_frames_and_a_bit_rate_change_while_playing() {
 }
 
 #[test]
+fn an_upstream_key_unit_request_gives_an_idr_picture() {
+    // A sink asking for a key unit (as a muxer or a network sink does):
+    // the next frame is an IDR picture, with its SPS and PPS.
+    let (w, h) = (176, 144);
+    let clip = h264_oracle::clip("meadow", w, h, 20);
+    let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
+    let samples = encode(
+        w,
+        h,
+        "I420",
+        &frames,
+        &[("rate-control", "cqp")],
+        |i, _, enc| {
+            if i == 12 {
+                let ev = gst_video::UpstreamForceKeyUnitEvent::builder()
+                    .all_headers(true)
+                    .build();
+                let peer = enc.static_pad("src").unwrap().peer().unwrap();
+                assert!(peer.push_event(ev));
+            }
+        },
+    );
+    let keys: Vec<usize> = (0..20).filter(|&i| is_key(&samples[i])).collect();
+    assert_eq!(keys, [0, 12], "key frames");
+    // The IDR picture carries its parameter sets (NAL types 7 and 8).
+    let b = bytes(&samples[12]);
+    let types: Vec<u8> = b
+        .windows(4)
+        .filter(|w| w[..3] == [0, 0, 1])
+        .map(|w| w[3] & 0x1f)
+        .collect();
+    assert!(
+        types.contains(&7) && types.contains(&8) && types.contains(&5),
+        "{types:?}"
+    );
+}
+
+#[test]
+fn new_caps_drain_and_restart_with_new_parameter_sets() {
+    // 176x144, then 320x240 in the same stream: the element drains, codes
+    // the new size from an IDR picture with new parameter sets, and each
+    // part decodes to its pictures.
+    init();
+    let src = gst_app::AppSrc::builder().format(gst::Format::Time).build();
+    let enc = gst::ElementFactory::make("v4l2slh264enc").build().unwrap();
+    enc.set_property_from_str("rate-control", "cqp");
+    let sink = gst_app::AppSink::builder().sync(false).build();
+    let pipeline = gst::Pipeline::new();
+    pipeline
+        .add_many([src.upcast_ref(), &enc, sink.upcast_ref()])
+        .unwrap();
+    gst::Element::link_many([src.upcast_ref(), &enc, sink.upcast_ref()]).unwrap();
+    pipeline.set_state(gst::State::Playing).unwrap();
+    let mut parts = Vec::new();
+    let mut n = 0u64;
+    for (w, h) in [(176usize, 144usize), (320, 240)] {
+        src.set_caps(Some(
+            &gst::Caps::builder("video/x-raw")
+                .field("format", "I420")
+                .field("width", w as i32)
+                .field("height", h as i32)
+                .field("framerate", gst::Fraction::new(30, 1))
+                .build(),
+        ));
+        let clip = h264_oracle::clip("meadow", w, h, 5);
+        let mut samples = Vec::new();
+        for f in clip.chunks(w * h * 3 / 2) {
+            let mut buf = gst::Buffer::from_slice(f.to_vec());
+            buf.get_mut()
+                .unwrap()
+                .set_pts(gst::ClockTime::from_nseconds(n * 1_000_000_000 / 30));
+            n += 1;
+            src.push_buffer(buf).unwrap();
+            samples.push(sink.pull_sample().expect("a sample per frame"));
+        }
+        parts.push((w, h, samples));
+    }
+    src.end_of_stream().unwrap();
+    let msg = pipeline
+        .bus()
+        .unwrap()
+        .timed_pop_filtered(
+            gst::ClockTime::from_seconds(30),
+            &[gst::MessageType::Eos, gst::MessageType::Error],
+        )
+        .expect("EOS");
+    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
+    pipeline.set_state(gst::State::Null).unwrap();
+    for (w, h, samples) in &parts {
+        assert!(
+            is_key(&samples[0]),
+            "{w}x{h}: the first frame is not a key frame"
+        );
+        let caps = samples[0].caps().unwrap().structure(0).unwrap().to_owned();
+        assert_eq!(caps.get::<i32>("width").unwrap(), *w as i32, "{caps}");
+        let stream: Vec<u8> = samples.iter().flat_map(bytes).collect();
+        let dec = h264_oracle::ffmpeg_decode(&stream).unwrap();
+        assert_eq!(dec.len(), w * h * 3 / 2 * 5, "{w}x{h}");
+    }
+}
+
+#[test]
 fn nv12_input_codes_the_same_pictures_as_i420() {
     let (w, h) = (176, 144);
     let clip = h264_oracle::clip("meadow", w, h, 10);
