@@ -13,9 +13,11 @@ Each encoder codes the same 720p clips at four constant QPs, single thread:
                  default threads ("x264 veryfast threads")
   openh264       Debian's libopenh264 (2.3.1, with its assembly) as its users
                  get it, GStreamer's openh264enc: complexity=medium, one thread
-                 (multi-thread=1), rate-control=bitrate at the rate h264enc
-                 took at that QP (in its rate-control=off mode openh264enc
-                 codes QP 26 whatever qp-min and qp-max say); its speed is the
+                 (multi-thread=1), adaptive quantization and background
+                 detection off (tuned for PSNR, as x264 is), rate-control=bitrate
+                 at the rate h264enc took at that QP (in its rate-control=off
+                 mode openh264enc codes QP 26 whatever qp-min and qp-max say),
+                 which costs it some PSNR against a constant QP; its speed is the
                  pipeline's wall time less that of the same pipeline without
                  the encoder
   openh264 crate the `openh264` crate (OpenH264 2.7.0 built from source as
@@ -86,7 +88,10 @@ def enc_openh264_debian(src, size, qp, out, frames, profile, target_kbps):
     w, h = size.split("x")
     raw = ["filesrc", f"location={src}", "!", "rawvideoparse", f"width={w}", f"height={h}", "format=i420",
            f"framerate={FPS}/1", "!"]
+    # Adaptive quantization and background detection trade PSNR for what
+    # the eye sees, as x264's --tune psnr turns its own off: off here too.
     enc = ["openh264enc", "multi-thread=1", "complexity=medium", "rate-control=bitrate",
+           "adaptive-quantization=false", "background-detection=false",
            f"bitrate={int(target_kbps * 1000)}", "gop-size=1000", "!", "filesink", f"location={out}"]
     coded = gst_seconds(raw + enc)
     null = gst_seconds(raw + ["fakesink"])

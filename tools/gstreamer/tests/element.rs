@@ -144,27 +144,17 @@ fn gst_inspect_documents_every_property() {
     assert!(text.contains("video/x-h264") && text.contains("byte-stream"));
 }
 
-/// Encodes `frames` through appsrc ! v4l2slh264enc ! appsink; `before(i, src, enc)`
-/// runs before frame i is pushed. Returns the samples.
-fn encode(
-    w: usize,
-    h: usize,
-    format: &str,
-    frames: &[Vec<u8>],
+/// appsrc ! v4l2slh264enc (with `props`) ! appsink, playing.
+fn pipeline(
     props: &[(&str, &str)],
-    mut before: impl FnMut(usize, &gst_app::AppSrc, &gst::Element),
-) -> Vec<gst::Sample> {
+) -> (
+    gst::Pipeline,
+    gst_app::AppSrc,
+    gst::Element,
+    gst_app::AppSink,
+) {
     init();
-    let caps = gst::Caps::builder("video/x-raw")
-        .field("format", format)
-        .field("width", w as i32)
-        .field("height", h as i32)
-        .field("framerate", gst::Fraction::new(30, 1))
-        .build();
-    let src = gst_app::AppSrc::builder()
-        .caps(&caps)
-        .format(gst::Format::Time)
-        .build();
+    let src = gst_app::AppSrc::builder().format(gst::Format::Time).build();
     let enc = gst::ElementFactory::make("v4l2slh264enc").build().unwrap();
     for (k, v) in props {
         enc.set_property_from_str(k, v);
@@ -176,20 +166,26 @@ fn encode(
         .unwrap();
     gst::Element::link_many([src.upcast_ref(), &enc, sink.upcast_ref()]).unwrap();
     pipeline.set_state(gst::State::Playing).unwrap();
-    let mut samples = Vec::new();
-    for (i, f) in frames.iter().enumerate() {
-        before(i, &src, &enc);
-        let mut buf = gst::Buffer::from_slice(f.clone());
-        buf.get_mut()
-            .unwrap()
-            .set_pts(gst::ClockTime::from_nseconds(i as u64 * 1_000_000_000 / 30));
-        src.push_buffer(buf).unwrap();
-        // One request per frame: the sample comes back before the next push.
-        samples.push(sink.pull_sample().expect("a sample per frame"));
-    }
+    (pipeline, src, enc, sink)
+}
+
+/// Pushes frame `n` (at n/30 s) and returns its coded sample: one request
+/// per frame, the sample comes back before the next push.
+fn push(src: &gst_app::AppSrc, sink: &gst_app::AppSink, frame: &[u8], n: u64) -> gst::Sample {
+    let mut buf = gst::Buffer::from_slice(frame.to_vec());
+    buf.get_mut()
+        .unwrap()
+        .set_pts(gst::ClockTime::from_nseconds(n * 1_000_000_000 / 30));
+    src.push_buffer(buf).unwrap();
+    sink.pull_sample().expect("a sample per frame")
+}
+
+/// Ends the stream and waits for EOS through the pipeline.
+fn drain(pipeline: &gst::Pipeline, src: &gst_app::AppSrc) {
     src.end_of_stream().unwrap();
-    let bus = pipeline.bus().unwrap();
-    let msg = bus
+    let msg = pipeline
+        .bus()
+        .unwrap()
         .timed_pop_filtered(
             gst::ClockTime::from_seconds(30),
             &[gst::MessageType::Eos, gst::MessageType::Error],
@@ -197,6 +193,32 @@ fn encode(
         .expect("EOS");
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
     pipeline.set_state(gst::State::Null).unwrap();
+}
+
+/// Encodes `frames` through appsrc ! v4l2slh264enc ! appsink; `before(i, src, enc)`
+/// runs before frame i is pushed. Returns the samples.
+fn encode(
+    w: usize,
+    h: usize,
+    format: &str,
+    frames: &[Vec<u8>],
+    props: &[(&str, &str)],
+    mut before: impl FnMut(usize, &gst_app::AppSrc, &gst::Element),
+) -> Vec<gst::Sample> {
+    let caps = gst::Caps::builder("video/x-raw")
+        .field("format", format)
+        .field("width", w as i32)
+        .field("height", h as i32)
+        .field("framerate", gst::Fraction::new(30, 1))
+        .build();
+    let (pipeline, src, enc, sink) = pipeline(props);
+    src.set_caps(Some(&caps));
+    let mut samples = Vec::new();
+    for (i, f) in frames.iter().enumerate() {
+        before(i, &src, &enc);
+        samples.push(push(&src, &sink, f, i as u64));
+    }
+    drain(&pipeline, &src);
     samples
 }
 
@@ -307,17 +329,7 @@ fn new_caps_drain_and_restart_with_new_parameter_sets() {
     // 176x144, then 320x240 in the same stream: the element drains, codes
     // the new size from an IDR picture with new parameter sets, and each
     // part decodes to its pictures.
-    init();
-    let src = gst_app::AppSrc::builder().format(gst::Format::Time).build();
-    let enc = gst::ElementFactory::make("v4l2slh264enc").build().unwrap();
-    enc.set_property_from_str("rate-control", "cqp");
-    let sink = gst_app::AppSink::builder().sync(false).build();
-    let pipeline = gst::Pipeline::new();
-    pipeline
-        .add_many([src.upcast_ref(), &enc, sink.upcast_ref()])
-        .unwrap();
-    gst::Element::link_many([src.upcast_ref(), &enc, sink.upcast_ref()]).unwrap();
-    pipeline.set_state(gst::State::Playing).unwrap();
+    let (pipeline, src, _enc, sink) = pipeline(&[("rate-control", "cqp")]);
     let mut parts = Vec::new();
     let mut n = 0u64;
     for (w, h) in [(176usize, 144usize), (320, 240)] {
@@ -332,27 +344,12 @@ fn new_caps_drain_and_restart_with_new_parameter_sets() {
         let clip = h264_oracle::clip("meadow", w, h, 5);
         let mut samples = Vec::new();
         for f in clip.chunks(w * h * 3 / 2) {
-            let mut buf = gst::Buffer::from_slice(f.to_vec());
-            buf.get_mut()
-                .unwrap()
-                .set_pts(gst::ClockTime::from_nseconds(n * 1_000_000_000 / 30));
+            samples.push(push(&src, &sink, f, n));
             n += 1;
-            src.push_buffer(buf).unwrap();
-            samples.push(sink.pull_sample().expect("a sample per frame"));
         }
         parts.push((w, h, samples));
     }
-    src.end_of_stream().unwrap();
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(30),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("EOS");
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
-    pipeline.set_state(gst::State::Null).unwrap();
+    drain(&pipeline, &src);
     for (w, h, samples) in &parts {
         assert!(
             is_key(&samples[0]),
