@@ -832,8 +832,9 @@ int h264enc_complete_frame(struct h264enc_ctx *ctx,
  * Writes the whole access unit again (the headers, then one slice of P_Skip
  * macroblocks) and moves the stream state on as h264enc_complete_frame() does.
  * The picture is a copy of the plan's ``ref_slot``: the driver copies that
- * reconstruction to ``rec_slot``. On error the frame is dropped as by
- * h264enc_abort_frame().
+ * reconstruction to ``rec_slot``. When the access unit does not fit @buf, the
+ * frame is dropped as by h264enc_abort_frame(); a refused argument leaves it
+ * planned.
  *
  * Safety: @ctx must be null or an initialized context, @buf null or writable
  * for @len bytes and @status null or writable, each used by no other call

@@ -213,13 +213,12 @@ impl Source {
             }
         }
         // Planar 4:2:2 is read whole, then packed into `buf`.
-        let mut planar = self.planar_422.take();
-        let dst = match planar.as_mut() {
+        let dst = match self.planar_422.as_mut() {
             Some(p) => {
                 p.resize(fl, 0);
                 p
             }
-            None => buf,
+            None => &mut *buf,
         };
         let mut got = 0;
         while got < fl {
@@ -232,12 +231,11 @@ impl Source {
             }
             got += n;
         }
-        if let Some(p) = &planar {
+        if let Some(p) = &self.planar_422 {
             if got == fl {
                 pack_422(p, buf);
             }
         }
-        self.planar_422 = planar;
         if got == 0 && !self.y4m {
             return Ok(false);
         }

@@ -613,6 +613,7 @@ static int hantro_h264_enc_skip(struct hantro_h264_enc_hw_ctx *enc, u8 *buf,
 				size_t size, struct h264enc_frame_status *st)
 {
 	const struct h264enc_frame_plan *plan = &enc->plan;
+	int ret;
 
 	if (plan->ref_slot >= enc->num_rec || plan->rec_slot >= enc->num_rec) {
 		h264enc_abort_frame(enc->core);
@@ -620,7 +621,11 @@ static int hantro_h264_enc_skip(struct hantro_h264_enc_hw_ctx *enc, u8 *buf,
 	}
 	memcpy(enc->rec[plan->rec_slot].cpu, enc->rec[plan->ref_slot].cpu,
 	       enc->rec[plan->rec_slot].size);
-	return h264enc_complete_skipped(enc->core, buf, size, st);
+	ret = h264enc_complete_skipped(enc->core, buf, size, st);
+	/* Refused arguments leave the frame planned: drop it as any failure. */
+	if (ret < 0)
+		h264enc_abort_frame(enc->core);
+	return ret;
 }
 
 /* hantro_h264_enc_done(): the frame is being coded again. */

@@ -592,13 +592,16 @@ impl FakeKernel {
             self.cap_fmt.visible.1 as usize,
         );
         let bpl = |i: usize| self.out_fmt.planes[i].0 as usize;
+        // The rows as wide as the H1 reads them, the client's padding
+        // included: the virtual device takes them as they are.
+        let w4 = hantro_vdev::read_width(w as u32) as usize;
         // (plane, row bytes) of each component, rows h then h / 2.
         let comps: &[(usize, usize)] = match fmt {
-            PixelFormat::I420 => &[(0, w), (1, w / 2), (2, w / 2)],
-            PixelFormat::Nv12 => &[(0, w), (1, w)],
-            PixelFormat::Yuyv | PixelFormat::Uyvy => &[(0, 2 * w)],
+            PixelFormat::I420 => &[(0, w4), (1, w4 / 2), (2, w4 / 2)],
+            PixelFormat::Nv12 => &[(0, w4), (1, w4)],
+            PixelFormat::Yuyv | PixelFormat::Uyvy => &[(0, 2 * w4)],
         };
-        let mut frame = Vec::with_capacity(fmt.frame_len(w as u32, h as u32));
+        let mut frame = Vec::with_capacity(fmt.frame_len(w4 as u32, h as u32));
         for (k, &(p, row)) in comps.iter().enumerate() {
             let rows = if k == 0 { h } else { h / 2 };
             for r in 0..rows {

@@ -13,9 +13,9 @@
 use super::cabac_init;
 use super::config::{Config, FrameParams};
 use super::dpb::DpbEntry;
-use super::encoder::{Encoder, Replanned, Stats};
+use super::encoder::{Encoder, Stats};
 use super::error::Error;
-use super::plan::{FramePlan, FrameStatus, HwFeedback};
+use super::plan::{FramePlan, FrameStatus, HwFeedback, Replanned};
 use super::sei;
 use core::mem::{align_of, size_of};
 
@@ -462,8 +462,9 @@ pub unsafe extern "C" fn h264enc_complete_frame(
 /// Writes the whole access unit again (the headers, then one slice of
 /// P_Skip macroblocks) and moves the stream state on as
 /// [`h264enc_complete_frame`] does. The picture is a copy of the plan's
-/// `ref_slot`: the driver copies that reconstruction to `rec_slot`. On error
-/// the frame is dropped as by [`h264enc_abort_frame`].
+/// `ref_slot`: the driver copies that reconstruction to `rec_slot`. When the
+/// access unit does not fit `buf`, the frame is dropped as by
+/// [`h264enc_abort_frame`]; a refused argument leaves it planned.
 ///
 /// # Safety
 ///

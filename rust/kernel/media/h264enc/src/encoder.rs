@@ -14,7 +14,8 @@ use super::gop::{Decision, GopConfig, RefChoice};
 use super::level;
 use super::math::{div_u64, mul_div};
 use super::plan::{
-    slice_type, FramePlan, FrameStatus, HwFeedback, H264ENC_HRD_OVERFLOW, H264ENC_HRD_UNDERFLOW,
+    slice_type, FramePlan, FrameStatus, HwFeedback, Replanned, H264ENC_HRD_OVERFLOW,
+    H264ENC_HRD_UNDERFLOW,
 };
 use super::poc;
 use super::pps::PicParams;
@@ -49,19 +50,6 @@ struct Pending {
     params: FrameParams,
     /// No coding fitted: the core writes the picture as skipped.
     skipped: bool,
-}
-
-/// What to do with a planned frame after a hardware run of it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Replanned {
-    /// Complete it with that run ([`Encoder::complete_frame`]).
-    Complete,
-    /// Run the hardware again with this plan, headers included.
-    CodeAgain(FramePlan),
-    /// Complete it as a skipped picture with this plan
-    /// ([`Encoder::complete_skipped`]): the driver copies the
-    /// reconstruction of `ref_slot` to `rec_slot` instead of a run.
-    Skip(FramePlan),
 }
 
 /// Most hardware runs of one frame: a coarser QP from a measured picture
@@ -567,6 +555,7 @@ impl Encoder {
             return Err(Error::BadState);
         }
         self.pending = None;
+        self.mark(&pending)?;
         let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
         let payload_target = pending.plan.target_bits.saturating_sub(pending.header_bits);
         self.inframe.learn(
@@ -585,7 +574,7 @@ impl Encoder {
             qp_avg_q8,
             mbs,
         });
-        self.commit(&pending, au_bits, filler_bits, qp_avg_q8, hrd_before)
+        Ok(self.commit(&pending, au_bits, filler_bits, qp_avg_q8, hrd_before))
     }
 
     /// Completes the planned frame as the skipped picture that
@@ -631,6 +620,7 @@ impl Encoder {
         let (len, au_bits) = written.inspect_err(|_| {
             self.stats.errors = self.stats.errors.saturating_add(1);
         })?;
+        self.mark(&pending)?;
         let hrd_before = self.hrd_violations();
         let filler_bits = self.rc.skip(au_bits, plan.temporal_id);
         let status = self.commit(
@@ -639,20 +629,14 @@ impl Encoder {
             filler_bits,
             u32::from(plan.qp) * 256,
             hrd_before,
-        )?;
+        );
         Ok((len as usize, status))
     }
 
-    /// Moves the stream state on past a completed picture: the reference
-    /// marking, the counters and the statistics; returns its status.
-    fn commit(
-        &mut self,
-        pending: &Pending,
-        au_bits: u32,
-        filler_bits: u32,
-        qp_avg_q8: u32,
-        hrd_before: (u32, u32),
-    ) -> Result<FrameStatus> {
+    /// Marks a completed reference picture in the DPB (8.2.5), before
+    /// anything else moves on: a marking refused drops the frame, uncounted
+    /// by the rate control.
+    fn mark(&mut self, pending: &Pending) -> Result {
         let plan = pending.plan;
         let d = pending.decision;
         if d.reference {
@@ -667,10 +651,28 @@ impl Encoder {
                 decode_index: self.frame_index,
                 timestamp: pending.timestamp,
             };
-            self.dpb.mark(pic, d.idr, plan.mark_long_term != 0)?;
+            if let Err(e) = self.dpb.mark(pic, d.idr, plan.mark_long_term != 0) {
+                self.stats.errors = self.stats.errors.saturating_add(1);
+                return Err(e);
+            }
             self.prev_ref_frame_num = plan.frame_num;
             self.prev_ref_abs_frame_num = pending.abs_frame_num;
         }
+        Ok(())
+    }
+
+    /// Moves the stream state on past a completed and marked picture: the
+    /// counters and the statistics; returns its status.
+    fn commit(
+        &mut self,
+        pending: &Pending,
+        au_bits: u32,
+        filler_bits: u32,
+        qp_avg_q8: u32,
+        hrd_before: (u32, u32),
+    ) -> FrameStatus {
+        let plan = pending.plan;
+        let d = pending.decision;
         if plan.with_parameter_sets != 0 {
             self.param_sets_changed = false;
         }
@@ -713,7 +715,7 @@ impl Encoder {
         } else {
             0
         };
-        Ok(FrameStatus {
+        FrameStatus {
             au_bits: au_bits.saturating_add(filler_bytes.saturating_mul(8)),
             filler_bytes,
             cpb_fullness: fullness,
@@ -729,7 +731,7 @@ impl Encoder {
             hrd_flags,
             passes: pending.passes,
             skipped: pending.skipped as u8,
-        })
+        }
     }
 
     /// Underflows and overflows of the CPB model since the stream began.

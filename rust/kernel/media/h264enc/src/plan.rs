@@ -145,3 +145,16 @@ pub const H264ENC_HRD_UNDERFLOW: u8 = 0x1;
 /// [`FrameStatus::hrd_flags`]: the CPB overflowed while the picture arrived
 /// (C.3.2).
 pub const H264ENC_HRD_OVERFLOW: u8 = 0x2;
+
+/// What to do with a planned frame after a hardware run of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Replanned {
+    /// Complete it with that run (`Encoder::complete_frame`).
+    Complete,
+    /// Run the hardware again with this plan, headers included.
+    CodeAgain(FramePlan),
+    /// Complete it as a skipped picture with this plan
+    /// (`Encoder::complete_skipped`): the driver copies the
+    /// reconstruction of `ref_slot` to `rec_slot` instead of a run.
+    Skip(FramePlan),
+}
