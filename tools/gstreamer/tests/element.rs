@@ -222,6 +222,14 @@ fn encode(
     samples
 }
 
+/// The stream [`encode`] gives, without events.
+fn stream(w: usize, h: usize, format: &str, frames: &[Vec<u8>], props: &[(&str, &str)]) -> Vec<u8> {
+    encode(w, h, format, frames, props, |_, _, _| {})
+        .iter()
+        .flat_map(bytes)
+        .collect()
+}
+
 fn is_key(s: &gst::Sample) -> bool {
     !s.buffer()
         .unwrap()
@@ -381,14 +389,8 @@ fn nv12_input_codes_the_same_pictures_as_i420() {
         })
         .collect();
     let props = [("rate-control", "cqp"), ("quantizer", "28")];
-    let a: Vec<u8> = encode(w, h, "I420", &i420, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
-    let b: Vec<u8> = encode(w, h, "NV12", &nv12, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
+    let a = stream(w, h, "I420", &i420, &props);
+    let b = stream(w, h, "NV12", &nv12, &props);
     assert!(a == b, "NV12 and I420 streams differ");
     assert_eq!(
         h264_oracle::ffmpeg_decode(&a).unwrap().len(),
@@ -405,19 +407,13 @@ fn packed_422_input_codes_the_same_pictures_as_i420() {
     let clip = h264_oracle::clip("meadow", w, h, 6);
     let i420: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
     let props = [("rate-control", "cqp"), ("quantizer", "28")];
-    let a: Vec<u8> = encode(w, h, "I420", &i420, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
+    let a = stream(w, h, "I420", &i420, &props);
     for (format, uyvy) in [("YUY2", false), ("UYVY", true)] {
         let packed: Vec<Vec<u8>> = i420
             .iter()
             .map(|f| h264_oracle::i420_to_packed_422(f, w, h, uyvy))
             .collect();
-        let b: Vec<u8> = encode(w, h, format, &packed, &props, |_, _, _| {})
-            .iter()
-            .flat_map(bytes)
-            .collect();
+        let b = stream(w, h, format, &packed, &props);
         assert!(a == b, "{format} and I420 streams differ");
     }
 }
@@ -452,11 +448,8 @@ fn an_even_width_the_h1_reads_wider_decodes_to_that_size() {
         })
         .collect();
     let props = [("rate-control", "cqp"), ("quantizer", "30")];
-    let stream: Vec<u8> = encode(w, h, "I420", &frames, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
-    let dec = h264_oracle::ffmpeg_decode(&stream).unwrap();
+    let coded = stream(w, h, "I420", &frames, &props);
+    let dec = h264_oracle::ffmpeg_decode(&coded).unwrap();
     assert_eq!(dec.len(), w * h * 3 / 2 * 3);
     // The pictures are the clip's, coded well (PSNR-Y of a QP 30 stream).
     let psnr = h264_oracle::psnr_y(&clip, &dec, w, h);
@@ -502,19 +495,13 @@ fn cabac_gives_a_main_profile_stream_that_decodes() {
     let clip = h264_oracle::clip("meadow", w, h, 6);
     let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
     let props = [("rate-control", "cqp"), ("quantizer", "30")];
-    let cavlc: Vec<u8> = encode(w, h, "I420", &frames, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
+    let cavlc = stream(w, h, "I420", &frames, &props);
     let props = [
         ("rate-control", "cqp"),
         ("quantizer", "30"),
         ("cabac", "true"),
     ];
-    let cabac: Vec<u8> = encode(w, h, "I420", &frames, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
+    let cabac = stream(w, h, "I420", &frames, &props);
     // The SPS (after the AUD) names Main: profile_idc 77.
     let sps = cabac
         .windows(5)
@@ -541,10 +528,7 @@ fn cabac_gives_a_main_profile_stream_that_decodes() {
         ("cabac", "true"),
         ("cabac-init-idc", "2"),
     ];
-    let idc2: Vec<u8> = encode(w, h, "I420", &frames, &props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect();
+    let idc2 = stream(w, h, "I420", &frames, &props);
     assert!(idc2 != cabac, "cabac-init-idc=2 gave the same stream as 0");
     assert!(h264_oracle::ffmpeg_decode(&idc2).unwrap() == b);
 }

@@ -45,7 +45,7 @@
 
 use super::kernel::{Errno, Kernel};
 use super::sys::*;
-use crate::device::{Completed, PixelFormat, VirtualDevice};
+use crate::device::{Completed, VirtualDevice};
 use hantro_vdev::uapi::{
     v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc,
     V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
@@ -595,15 +595,9 @@ impl FakeKernel {
         // The rows as wide as the H1 reads them, the client's padding
         // included: the virtual device takes them as they are.
         let w4 = hantro_vdev::read_width(w as u32) as usize;
-        // (plane, row bytes) of each component, rows h then h / 2.
-        let comps: &[(usize, usize)] = match fmt {
-            PixelFormat::I420 => &[(0, w4), (1, w4 / 2), (2, w4 / 2)],
-            PixelFormat::Nv12 => &[(0, w4), (1, w4)],
-            PixelFormat::Yuyv | PixelFormat::Uyvy => &[(0, 2 * w4)],
-        };
+        // hantro's source formats hold component k in buffer plane k.
         let mut frame = Vec::with_capacity(fmt.frame_len(w4 as u32, h as u32));
-        for (k, &(p, row)) in comps.iter().enumerate() {
-            let rows = if k == 0 { h } else { h / 2 };
+        for (p, (row, rows, _)) in fmt.components(w4, h).into_iter().enumerate() {
             for r in 0..rows {
                 frame.extend_from_slice(&self.out_mem[p][r * bpl(p)..][..row]);
             }

@@ -1,7 +1,7 @@
 //! Tests of the modelled kernel side.
 
 use super::*;
-use crate::device::Device;
+use crate::device::{Device, PixelFormat};
 use crate::session::{configure, RcMode, StreamConfig};
 use crate::v4l2::V4l2Encoder;
 use hantro_vdev::uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
