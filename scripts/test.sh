@@ -17,6 +17,9 @@ cargo fmt --all -- --check
 step "clippy (workspace, warnings are errors)"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
+step "product crates depend on no test crate"
+"$here/scripts/check-product-deps.py"
+
 step "kernel-ready rules of the core"
 "$here/scripts/check-core.sh"
 

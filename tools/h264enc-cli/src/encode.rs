@@ -3,12 +3,12 @@
 use crate::client_rc::{ClientRc, Coprocess, Target};
 use crate::input::{self, Layout};
 use crate::report::{FrameStat, Summary};
-use h264enc_cli::device::{Device, PixelFormat, VirtualDevice};
-use h264enc_cli::session::{configure, Configured, StreamConfig};
-pub use h264enc_cli::session::{Profile, RcMode};
-use h264enc_cli::units::CpbSize;
-use hantro_vdev::uapi::*;
+use h264enc_client::device::{Device, PixelFormat, VirtualDevice};
+use h264enc_client::session::{configure, Configured, StreamConfig};
+pub use h264enc_client::session::{Profile, RcMode};
+use h264enc_client::units::CpbSize;
 use std::io::Write;
+use v4l2_h264enc_uapi::*;
 
 /// Everything `encode` was asked to do.
 #[derive(Clone, Debug)]
@@ -70,7 +70,7 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
                 a.device
             ));
         }
-        run_on(a, &mut h264enc_cli::v4l2::open(&a.device)?)
+        run_on(a, &mut h264enc_client::v4l2::open(&a.device)?)
     }
 }
 
@@ -245,7 +245,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 None
             };
             let psnr = rec.as_ref().map(|r| {
-                h264_oracle::psnr_y(
+                h264_reference_decode::psnr_y(
                     &frame_i420(&frame, f),
                     r,
                     f.width as usize,
@@ -415,7 +415,7 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use h264enc_cli::v4l2::{fake::FakeKernel, V4l2Encoder};
+    use h264enc_client::v4l2::{fake::FakeKernel, V4l2Encoder};
 
     /// A frame the device fails ends the encode with a message that names the
     /// frame and the driver's reason, and leaves no output file behind.

@@ -7,12 +7,13 @@ mod hrd;
 mod input;
 mod layers;
 mod report;
+mod rules;
 mod stream;
 mod verify;
 
 use clap::{Parser, Subcommand};
 use encode::{EncodeArgs, Profile, RcMode};
-use h264enc_cli::{units, v4l2};
+use h264enc_client::{units, v4l2};
 
 #[derive(Parser)]
 #[command(
@@ -288,9 +289,9 @@ fn main() {
         Cmd::Devices => Ok(v4l2::list()),
         Cmd::CheckDevice { device } => {
             if device == "virtual" {
-                h264enc_cli::rules::check(&mut h264enc_cli::device::VirtualDevice::open(), true)
+                rules::check(&mut h264enc_client::device::VirtualDevice::open(), true)
             } else {
-                v4l2::open(&device).and_then(|mut d| h264enc_cli::rules::check(&mut d, false))
+                v4l2::open(&device).and_then(|mut d| rules::check(&mut d, false))
             }
         }
     };

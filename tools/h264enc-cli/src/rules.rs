@@ -4,9 +4,9 @@
 //! calls (ioctls on a V4L2 node) and reported on one line; the first broken
 //! rule ends the check with what the device did instead.
 
-use crate::device::{Completed, Device};
-use crate::session::{configure, RcMode, StreamConfig};
-use hantro_vdev::uapi::*;
+use h264enc_client::device::{Completed, Device};
+use h264enc_client::session::{configure, RcMode, StreamConfig};
+use v4l2_h264enc_uapi::*;
 
 const W: u32 = 176;
 const H: u32 = 144;
@@ -257,8 +257,8 @@ pub fn check(d: &mut dyn Device, virtual_h1: bool) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::v4l2::fake::FakeKernel;
-    use crate::v4l2::V4l2Encoder;
+    use h264enc_client::v4l2::fake::FakeKernel;
+    use h264enc_client::v4l2::V4l2Encoder;
 
     #[test]
     fn the_virtual_device_follows_the_rules() {

@@ -14,14 +14,14 @@ pub fn run(
 ) -> Result<String, String> {
     let stream = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let mut report = String::new();
-    let (decoded, decoder) = if h264_oracle::have_ffmpeg() {
+    let (decoded, decoder) = if h264_reference_decode::have_ffmpeg() {
         (
-            h264_oracle::ffmpeg_decode(&stream).map_err(|e| format!("{path}: {e}"))?,
+            h264_reference_decode::ffmpeg_decode(&stream).map_err(|e| format!("{path}: {e}"))?,
             "ffmpeg (-err_detect explode+aggressive)",
         )
     } else {
         (
-            h264_oracle::openh264_decode(&stream).map_err(|e| format!("{path}: {e}"))?,
+            h264_reference_decode::openh264_decode(&stream).map_err(|e| format!("{path}: {e}"))?,
             "openh264 (in process)",
         )
     };
@@ -104,7 +104,7 @@ pub fn prefixes(
     let mut report = String::new();
     for k in 0..layers - 1 {
         let (sub, kept) = crate::layers::prefix(&stream, &layer_of, k);
-        let decoded = h264_oracle::ffmpeg_decode(&sub)
+        let decoded = h264_reference_decode::ffmpeg_decode(&sub)
             .map_err(|e| format!("verify: {path}: layers 0..{k} alone: {e}"))?;
         report += &format!(
             "verify: layers 0..{k} alone ({} of {} access units) decode cleanly",

@@ -7,13 +7,13 @@ use gst::prelude::*;
 use gst::subclass::prelude::*;
 use gst_video::prelude::*;
 use gst_video::subclass::prelude::*;
-use h264enc_cli::device::{Device, PixelFormat, VirtualDevice};
-use h264enc_cli::session::{configure, layer_rates, Profile, RcMode, StreamConfig};
-use h264enc_cli::units::CpbSize;
-use hantro_vdev::uapi::{
+use h264enc_client::device::{Device, PixelFormat, VirtualDevice};
+use h264enc_client::session::{configure, layer_rates, Profile, RcMode, StreamConfig};
+use h264enc_client::units::CpbSize;
+use std::sync::{LazyLock, Mutex};
+use v4l2_h264enc_uapi::{
     v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc, V4L2_H264_ENCODE_FLAG_FORCE_IDR,
 };
-use std::sync::{LazyLock, Mutex};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -525,7 +525,7 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             layer_rates(&cfg, rc, u64::from(s.bitrate)).map_err(settings_error)?;
         }
         if s.device != "virtual" {
-            h264enc_cli::v4l2::open(&s.device)
+            h264enc_client::v4l2::open(&s.device)
                 .map_err(|e| gst::error_msg!(gst::ResourceError::OpenReadWrite, ["{}", e]))?;
         }
         Ok(())
@@ -575,7 +575,7 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
         let mut dev: Box<dyn Device> = if s.device == "virtual" {
             Box::new(VirtualDevice::open())
         } else {
-            match h264enc_cli::v4l2::open(&s.device) {
+            match h264enc_client::v4l2::open(&s.device) {
                 Ok(d) => Box::new(d),
                 Err(e) => {
                     gst::element_imp_error!(self, gst::ResourceError::OpenReadWrite, ["{}", e]);

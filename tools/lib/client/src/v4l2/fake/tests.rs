@@ -4,7 +4,7 @@ use super::*;
 use crate::device::{Device, PixelFormat};
 use crate::session::{configure, RcMode, StreamConfig};
 use crate::v4l2::V4l2Encoder;
-use hantro_vdev::uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
+use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
 
 fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
     StreamConfig {
@@ -47,7 +47,7 @@ fn encode_all(
     configure(d, cfg)?;
     let mut out = Vec::new();
     for (i, f) in clip.iter().enumerate() {
-        let mut rc = hantro_vdev::uapi::v4l2_ctrl_h264_encode_rc::default();
+        let mut rc = v4l2_h264enc_uapi::v4l2_ctrl_h264_encode_rc::default();
         if cfg.client_rc {
             rc.flags = V4L2_H264_ENCODE_RC_FLAG_QP;
             rc.qp = 30;
@@ -163,7 +163,7 @@ fn raw_buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
 /// Sets both per-frame controls, all zero, in request `fd`.
 fn set_per_frame_ctrls(k: &mut FakeKernel, fd: i32) {
     let mut p = v4l2_ctrl_h264_encode_params::default();
-    let mut r = hantro_vdev::uapi::v4l2_ctrl_h264_encode_rc::default();
+    let mut r = v4l2_h264enc_uapi::v4l2_ctrl_h264_encode_rc::default();
     let mut ctrls = [
         v4l2_ext_control {
             id: V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
@@ -177,7 +177,7 @@ fn set_per_frame_ctrls(k: &mut FakeKernel, fd: i32) {
             id: V4L2_CID_STATELESS_H264_ENCODE_RC,
             size: std::mem::size_of_val(&r) as u32,
             __bindgen_anon_1: v4l2_ext_control__bindgen_ty_1 {
-                p_u8: (&mut r as *mut hantro_vdev::uapi::v4l2_ctrl_h264_encode_rc).cast(),
+                p_u8: (&mut r as *mut v4l2_h264enc_uapi::v4l2_ctrl_h264_encode_rc).cast(),
             },
             ..Default::default()
         },

@@ -7,7 +7,7 @@ pub use super::source::fourcc_name;
 use super::source::{format_name, memory_planes, source_formats, SourceLayout};
 use super::sys::*;
 use crate::device::{Completed, Device, PixelFormat};
-use hantro_vdev::uapi::{
+use v4l2_h264enc_uapi::{
     v4l2_ctrl_h264_encode_feedback, v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc,
     V4L2_CID_MPEG_VIDEO_BITRATE, V4L2_CID_MPEG_VIDEO_BITRATE_PEAK,
     V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, V4L2_CID_STATELESS_H264_ENCODE_PARAMS,

@@ -2,8 +2,8 @@
 //! or a V4L2 node. Errors are messages for the user ("EINVAL (-22)", or the
 //! ioctl that failed and why).
 
-use hantro_vdev::uapi::{v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc};
 pub use hantro_vdev::{Completed, PixelFormat, VirtualDevice};
+use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc};
 
 /// A stateless H.264 encoder, driven as the uAPI specification describes.
 pub trait Device {

@@ -17,10 +17,11 @@ pub use host::Fault;
 use host::Host;
 use std::ffi::c_void;
 
-/// Bindings generated from `include/uapi/linux/v4l2-controls.h` (the series' version) and `shim/vdev.h`.
+/// The uAPI types, and the device's C API (`shim/vdev.h`) that takes them.
 pub mod uapi {
     #![allow(missing_docs, clippy::all)]
-    include!(concat!(env!("OUT_DIR"), "/uapi.rs"));
+    pub use v4l2_h264enc_uapi::*;
+    include!(concat!(env!("OUT_DIR"), "/vdev.rs"));
 }
 
 // The core's C API must be linked in: keep a reference to it.
@@ -30,10 +31,7 @@ static LINK_CORE: unsafe extern "C" fn(
     *const h264enc::config::Config,
 ) -> i32 = h264enc::capi::h264enc_init;
 
-/// v4l2_fourcc(): bindgen cannot evaluate the function-like macro.
-const fn fourcc(c: &[u8; 4]) -> u32 {
-    c[0] as u32 | (c[1] as u32) << 8 | (c[2] as u32) << 16 | (c[3] as u32) << 24
-}
+use v4l2_h264enc_uapi::v4l2_fourcc as fourcc;
 
 /// A negative errno from the device.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! Compiles the real driver sources (hantro H1 H.264 backend, control
-//! validation) with the harness shim, and generates the uAPI bindings.
+//! validation) with the harness shim, and generates the bindings of the
+//! device's API (`shim/vdev.h`).
 
 use std::path::PathBuf;
 
@@ -48,33 +49,20 @@ fn main() {
     }
     println!("cargo:rerun-if-changed={}", here.join("shim").display());
 
-    // The uAPI headers the series changes, as make headers_install gives
-    // them to userspace (no linux/compiler.h, no __user), ahead of the rest.
-    let installed = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("uapi");
-    std::fs::create_dir_all(installed.join("linux")).unwrap();
-    for h in ["videodev2.h", "v4l2-controls.h"] {
-        let text = std::fs::read_to_string(top.join("include/uapi/linux").join(h)).unwrap();
-        let text: String = text
-            .lines()
-            .filter(|l| l.trim() != "#include <linux/compiler.h>")
-            .map(|l| l.replace("__user ", "") + "\n")
-            .collect();
-        std::fs::write(installed.join("linux").join(h), text).unwrap();
-    }
+    // The device's own API; the uAPI types it takes come from the uAPI
+    // crate, which generates them from the same headers.
+    let installed = PathBuf::from(std::env::var("DEP_V4L2_H264ENC_UAPI_INCLUDE").unwrap());
     let bindings = bindgen::Builder::default()
         .header(here.join("shim/vdev.h").to_str().unwrap())
         .clang_arg(format!("-I{}", installed.display()))
         .clang_arg(format!("-I{}", top.join("include/uapi").display()))
-        .allowlist_type(
-            "vdev_result|v4l2_ctrl_type|v4l2_ctrl_h264_.*|v4l2_mpeg_video_.*|v4l2_colorspace|v4l2_xfer_func|v4l2_ycbcr_encoding|v4l2_quantization",
-        )
-        .prepend_enum_name(false)
-        .allowlist_var("HANTRO_H1_.*|V4L2_CID_.*|V4L2_H264_.*|V4L2_PIX_FMT_.*|V4L2_BUF_FLAG_.*|V4L2_CTRL_TYPE_H264_.*|V4L2_MPEG_VIDEO_.*")
+        .allowlist_type("vdev_result")
         .allowlist_function("vdev_.*")
         .blocklist_function("vdev_host_.*")
+        .blocklist_type("v4l2_.*")
         .derive_default(true)
         .generate()
-        .expect("bindgen over shim/vdev.h and the uAPI header");
-    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("uapi.rs");
+        .expect("bindgen over shim/vdev.h");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("vdev.rs");
     bindings.write_to_file(out).unwrap();
 }

@@ -1,31 +1,9 @@
-//! The kernel's V4L2 and media-controller structs (bindgen over the system
-//! headers) and the ioctl requests the backend issues.
+//! The ioctl requests the backend issues, and their arguments: the kernel's
+//! structs from the uAPI bindings.
 
-#![allow(
-    non_camel_case_types,
-    non_upper_case_globals,
-    non_snake_case,
-    dead_code,
-    clippy::all
-)]
-
-include!(concat!(env!("OUT_DIR"), "/v4l2.rs"));
+pub use v4l2_h264enc_uapi::*;
 
 use std::mem::size_of;
-
-/// struct v4l2_selection of linux/videodev2.h (the bindgen allowlist of the
-/// build script does not name it; its layout is checked below).
-#[repr(C)]
-#[derive(Debug, Default, Copy, Clone)]
-pub struct v4l2_selection {
-    pub type_: u32,
-    pub target: u32,
-    pub flags: u32,
-    pub r: v4l2_rect,
-    pub reserved: [u32; 9],
-}
-/// V4L2_SEL_TGT_CROP of linux/v4l2-common.h.
-pub const V4L2_SEL_TGT_CROP: u32 = 0;
 
 /// _IOC() of asm-generic/ioctl.h: direction, type, number and argument size.
 const fn ioc(dir: u64, ty: u8, nr: u8, size: usize) -> u64 {
@@ -145,10 +123,7 @@ impl Arg<'_> {
     }
 }
 
-/// v4l2_fourcc().
-pub const fn fourcc(c: &[u8; 4]) -> u32 {
-    c[0] as u32 | (c[1] as u32) << 8 | (c[2] as u32) << 16 | (c[3] as u32) << 24
-}
+pub use v4l2_h264enc_uapi::v4l2_fourcc as fourcc;
 
 #[cfg(test)]
 mod tests {
@@ -180,13 +155,5 @@ mod tests {
         ] {
             assert_eq!(r.code(), code, "{}", r.name());
         }
-    }
-
-    /// The hand-written v4l2_selection has the kernel's layout.
-    #[test]
-    fn the_selection_struct_has_the_kernel_layout() {
-        assert_eq!(size_of::<v4l2_selection>(), 64);
-        assert_eq!(std::mem::offset_of!(v4l2_selection, r), 12);
-        assert_eq!(std::mem::offset_of!(v4l2_selection, reserved), 28);
     }
 }

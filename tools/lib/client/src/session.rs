@@ -5,10 +5,11 @@
 
 use crate::device::{Device, PixelFormat};
 use crate::units::CpbSize;
-use hantro_vdev::uapi::*;
+use v4l2_h264enc_uapi::*;
 
 /// Rate control modes of the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum RcMode {
     Cqp,
     Cbr,
@@ -18,7 +19,8 @@ pub enum RcMode {
 }
 
 /// H.264 profiles of the command line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Profile {
     Baseline,
     Main,

@@ -2,6 +2,7 @@
 //! uAPI, and encoding through them with media requests.
 
 pub mod encoder;
+#[cfg(any(test, feature = "fake-kernel"))]
 pub mod fake;
 pub mod kernel;
 mod source;

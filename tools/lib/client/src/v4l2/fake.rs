@@ -43,16 +43,17 @@
 //! code 30/1 into the VUI and its rate control): [`FakeKernel::s_parm`]
 //! false models a kernel without it.
 
+use super::encoder::fourcc_name;
 use super::kernel::{Errno, Kernel};
 use super::sys::*;
 use crate::device::{Completed, VirtualDevice};
-use hantro_vdev::uapi::{
+use std::cell::RefCell;
+use std::rc::Rc;
+use v4l2_h264enc_uapi::{
     v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc,
     V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK, V4L2_CID_STATELESS_H264_ENCODE_PARAMS,
     V4L2_CID_STATELESS_H264_ENCODE_RC,
 };
-use std::cell::RefCell;
-use std::rc::Rc;
 
 const VIDEO_FD: i32 = 3;
 const MEDIA_FD: i32 = 4;
@@ -161,10 +162,6 @@ fn queue_name(ty: u32) -> &'static str {
         CAPTURE => "CAPTURE",
         _ => "?",
     }
-}
-
-fn fourcc_name(f: u32) -> String {
-    String::from_utf8_lossy(&f.to_le_bytes()).into_owned()
 }
 
 fn ctrl_name(id: u32) -> String {
