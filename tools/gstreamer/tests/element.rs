@@ -138,6 +138,7 @@ fn gst_inspect_documents_every_property() {
         "ltr-period",
         "temporal-layers",
         "layer-split",
+        "in-flight",
     ] {
         assert!(text.contains(&format!("  {p} ")), "{p} missing:\n{text}");
     }
@@ -169,20 +170,51 @@ fn pipeline(
     (pipeline, src, enc, sink)
 }
 
-/// Pushes frame `n` (at n/30 s) and returns its coded sample: one request
-/// per frame, the sample comes back before the next push.
-fn push(src: &gst_app::AppSrc, sink: &gst_app::AppSink, frame: &[u8], n: u64) -> gst::Sample {
+/// The frames the element holds with its default of 2 in flight: frame n
+/// comes out when frame n + 1 goes in.
+const LAG: u64 = 1;
+
+/// Pushes frame `n` (at n/30 s) and returns the coded sample that comes out
+/// for it: frame n - `lag`'s, before the next push.
+fn push_lag(
+    src: &gst_app::AppSrc,
+    sink: &gst_app::AppSink,
+    frame: &[u8],
+    n: u64,
+    lag: u64,
+) -> Option<gst::Sample> {
     let mut buf = gst::Buffer::from_slice(frame.to_vec());
     buf.get_mut()
         .unwrap()
         .set_pts(gst::ClockTime::from_nseconds(n * 1_000_000_000 / 30));
     src.push_buffer(buf).unwrap();
-    sink.pull_sample().expect("a sample per frame")
+    (n >= lag).then(|| {
+        sink.try_pull_sample(gst::ClockTime::from_seconds(30))
+            .expect("a sample per frame")
+    })
 }
 
-/// Ends the stream and waits for EOS through the pipeline.
-fn drain(pipeline: &gst::Pipeline, src: &gst_app::AppSrc) {
+fn push(
+    src: &gst_app::AppSrc,
+    sink: &gst_app::AppSink,
+    frame: &[u8],
+    n: u64,
+) -> Option<gst::Sample> {
+    push_lag(src, sink, frame, n, LAG)
+}
+
+/// Ends the stream, waits for EOS through the pipeline and returns the
+/// samples of the frames that were still in flight.
+fn drain(
+    pipeline: &gst::Pipeline,
+    src: &gst_app::AppSrc,
+    sink: &gst_app::AppSink,
+) -> Vec<gst::Sample> {
     src.end_of_stream().unwrap();
+    let mut rest = Vec::new();
+    while let Ok(s) = sink.pull_sample() {
+        rest.push(s);
+    }
     let msg = pipeline
         .bus()
         .unwrap()
@@ -193,6 +225,7 @@ fn drain(pipeline: &gst::Pipeline, src: &gst_app::AppSrc) {
         .expect("EOS");
     assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
     pipeline.set_state(gst::State::Null).unwrap();
+    rest
 }
 
 /// Encodes `frames` through appsrc ! v4l2slh264enc ! appsink; `before(i, src, enc)`
@@ -213,12 +246,16 @@ fn encode(
         .build();
     let (pipeline, src, enc, sink) = pipeline(props);
     src.set_caps(Some(&caps));
+    let lag = props
+        .iter()
+        .find(|(k, _)| *k == "in-flight")
+        .map_or(LAG, |(_, v)| v.parse::<u64>().unwrap() - 1);
     let mut samples = Vec::new();
     for (i, f) in frames.iter().enumerate() {
         before(i, &src, &enc);
-        samples.push(push(&src, &sink, f, i as u64));
+        samples.extend(push_lag(&src, &sink, f, i as u64, lag));
     }
-    drain(&pipeline, &src);
+    samples.extend(drain(&pipeline, &src, &sink));
     samples
 }
 
@@ -352,12 +389,18 @@ fn new_caps_drain_and_restart_with_new_parameter_sets() {
         let clip = h264_oracle::clip("meadow", w, h, 5);
         let mut samples = Vec::new();
         for f in clip.chunks(w * h * 3 / 2) {
-            samples.push(push(&src, &sink, f, n));
+            // The first frame of the new caps brings out the old caps' last.
+            samples.extend(push(&src, &sink, f, n));
             n += 1;
         }
         parts.push((w, h, samples));
     }
-    drain(&pipeline, &src);
+    let rest = drain(&pipeline, &src, &sink);
+    // Each part's frames: the last of one came out with the next one's first push.
+    let mut all: Vec<gst::Sample> = parts.iter().flat_map(|p| p.2.clone()).chain(rest).collect();
+    for p in &mut parts {
+        p.2 = all.drain(..5).collect();
+    }
     for (w, h, samples) in &parts {
         assert!(
             is_key(&samples[0]),
@@ -369,6 +412,54 @@ fn new_caps_drain_and_restart_with_new_parameter_sets() {
         let dec = h264_oracle::ffmpeg_decode(&stream).unwrap();
         assert_eq!(dec.len(), w * h * 3 / 2 * 5, "{w}x{h}");
     }
+}
+
+#[test]
+fn frames_in_flight_keep_the_stream_its_order_and_the_latency_they_add() {
+    // The device encodes while the next frame comes: the same bytes for any
+    // number in flight, each frame out when in-flight - 1 more went in, and
+    // the LATENCY query answers those frames' duration.
+    let (w, h) = (176, 144);
+    let clip = h264_oracle::clip("meadow", w, h, 12);
+    let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
+    let mut streams = Vec::new();
+    for depth in [1u64, 2, 4] {
+        let d = depth.to_string();
+        let props = [
+            ("rate-control", "cbr"),
+            ("bitrate", "300000"),
+            ("in-flight", d.as_str()),
+        ];
+        let mut latency = None;
+        let samples = encode(w, h, "I420", &frames, &props, |i, _, enc| {
+            // Once the caps are set: the first frames have come out.
+            if i == 6 {
+                let mut q = gst::query::Latency::new();
+                assert!(enc.static_pad("src").unwrap().query(&mut q));
+                latency = Some(q.result().1);
+            }
+        });
+        assert_eq!(
+            latency,
+            Some(gst::ClockTime::from_nseconds(
+                (depth - 1) * 1_000_000_000 / 30
+            )),
+            "in-flight {depth}"
+        );
+        assert_eq!(samples.len(), frames.len());
+        for (i, s) in samples.iter().enumerate() {
+            let pts = s.buffer().unwrap().pts().unwrap().nseconds();
+            assert_eq!(
+                pts,
+                i as u64 * 1_000_000_000 / 30,
+                "in-flight {depth}: frame {i}"
+            );
+        }
+        streams.push(samples.iter().flat_map(bytes).collect::<Vec<u8>>());
+    }
+    assert!(streams[0] == streams[1] && streams[1] == streams[2]);
+    let dec = h264_oracle::ffmpeg_decode(&streams[0]).unwrap();
+    assert_eq!(dec.len(), clip.len());
 }
 
 #[test]

@@ -4,6 +4,7 @@ use crate::client_rc::{ClientRc, Coprocess, Target};
 use crate::input::{self, Layout};
 use crate::report::{FrameStat, Summary};
 use h264enc_client::device::{Device, PixelFormat, VirtualDevice};
+use h264enc_client::device_thread::DeviceThread;
 use h264enc_client::session::{configure, Configured, StreamConfig};
 pub use h264enc_client::session::{Profile, RcMode};
 use h264enc_client::units::CpbSize;
@@ -48,6 +49,8 @@ pub struct EncodeArgs {
     /// (frame, bit rate): the bit rate changes before that frame.
     pub bitrate_at: Vec<(u64, u64)>,
     pub frames: Option<u64>,
+    /// Frames kept in flight on the device (`None`: the default for the mode).
+    pub in_flight: Option<usize>,
     pub device: String,
     pub recon: Option<String>,
     pub stats: Option<String>,
@@ -61,8 +64,9 @@ fn dev_err(what: &str, e: String) -> String {
 
 /// Encodes on the device `--device` names; returns the summary, or a message for the user.
 pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
-    if a.device == "virtual" {
-        run_on(a, &mut VirtualDevice::open())
+    let depth = in_flight(a)?;
+    let mut d = if a.device == "virtual" {
+        DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))?
     } else {
         if a.recon.is_some() {
             return Err(format!(
@@ -70,12 +74,34 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
                 a.device
             ));
         }
-        run_on(a, &mut h264enc_client::v4l2::open(&a.device)?)
+        let path = a.device.clone();
+        DeviceThread::spawn(depth, move || {
+            Ok(Box::new(h264enc_client::v4l2::open(&path)?))
+        })?
+    };
+    run_on(a, &mut d)
+}
+
+/// How many frames to keep in flight: `--in-flight`, by default 2, and 1
+/// where the next frame's controls wait for the last one's outcome.
+fn in_flight(a: &EncodeArgs) -> Result<usize, String> {
+    let serial = if a.client_rc {
+        Some("client-driven rate control plans each frame from the last one's feedback")
+    } else if a.retries > 0 {
+        Some("--retries queues a failed frame again in its place")
+    } else {
+        None
+    };
+    match (a.in_flight, serial) {
+        (Some(n), Some(why)) if n > 1 => Err(format!("--in-flight {n} cannot be: {why}")),
+        (Some(n), _) => Ok(n),
+        (None, Some(_)) => Ok(1),
+        (None, None) => Ok(2),
     }
 }
 
 /// Encodes on `d`, a device not yet configured.
-pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
+pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
     let virtual_h1 = a.device == "virtual";
     let mut src = input::open(&a.input, a.size, a.fps, a.layout)?;
     let f = src.format;
@@ -170,11 +196,119 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
     if rc == RcMode::Cq {
         summary.window_peak = a.max_bitrate;
     }
-    let mut frame = Vec::new();
     let start = std::time::Instant::now();
+    // What the completion of a queued frame needs from its queueing.
+    struct Queued {
+        index: u64,
+        frame: Vec<u8>,
+        timestamp: u64,
+        params: v4l2_ctrl_h264_encode_params,
+        rc: v4l2_ctrl_h264_encode_rc,
+        target: u32,
+    }
+    let mut queued = std::collections::VecDeque::new();
+    d.set_read_recon(recon.is_some() || a.stats.is_some());
+    // Takes the oldest frame in flight to the output; a failed frame may be
+    // queued again (only with one frame in flight: it leaves the stream as
+    // if it had not been queued, and nothing was queued after it).
+    let mut complete = |d: &mut DeviceThread,
+                        q: Queued,
+                        summary: &mut Summary,
+                        client_rc: &mut Option<ClientRc>|
+     -> Result<(), String> {
+        let i = q.index;
+        let mut tries = 0;
+        let done = loop {
+            let done = d.dequeue().map_err(|e| dev_err(&format!("frame {i}"), e))?;
+            summary.encode_seconds += done.seconds;
+            if done.completed.error == 0 {
+                break done;
+            }
+            let why = format!(
+                "frame {i} failed on the device: {}{}",
+                hantro_vdev::Errno(done.completed.error),
+                d.last_log()
+                    .map_or(String::new(), |m| format!(" (driver: {m})"))
+            );
+            if tries == a.retries || d.in_flight() > 0 {
+                return Err(why);
+            }
+            tries += 1;
+            summary.retried += 1;
+            eprintln!("h264enc: {why}; queued again ({tries} of {})", a.retries);
+            d.queue(q.frame.clone(), q.timestamp, Some(q.params), Some(q.rc))
+                .map_err(|e| dev_err(&format!("frame {i}"), e))?;
+        };
+        let (done, rec) = (done.completed, done.recon);
+        if let Some(c) = client_rc.as_mut() {
+            c.complete(
+                i,
+                done.keyframe(),
+                done.feedback.frame_bytes.saturating_mul(8),
+                done.feedback.qp_avg_q8,
+                mb_w * mb_h,
+            )?;
+        }
+        out.write_all(&done.payload)?;
+        let psnr = rec.as_ref().map(|r| {
+            h264_reference_decode::psnr_y(
+                &frame_i420(&q.frame, f),
+                r,
+                f.width as usize,
+                f.height as usize,
+            )
+        });
+        if let (Some(file), Some(r)) = (recon.as_mut(), rec.as_ref()) {
+            file.write_all(r)
+                .map_err(|e| format!("cannot write the reconstruction: {e}"))?;
+        }
+        let fb = &done.feedback;
+        // The order of the feedback's DPB entries has no meaning.
+        let mut dpb: Vec<u64> = fb
+            .dpb
+            .iter()
+            .filter(|e| e.flags & V4L2_H264_DPB_ENTRY_FLAG_VALID != 0)
+            .map(|e| e.reference_ts)
+            .collect();
+        dpb.sort_unstable();
+        summary.add(FrameStat {
+            index: i,
+            idr: done.keyframe(),
+            nal_ref_idc: fb.nal_ref_idc,
+            temporal_id: fb.temporal_id,
+            qp_q8: fb.qp_avg_q8,
+            bits: fb.frame_bytes.saturating_mul(8),
+            target_bits: if q.target != 0 {
+                q.target
+            } else {
+                fb.target_bits
+            },
+            cpb_fullness: fb.cpb_fullness,
+            frame_num: fb.frame_num,
+            pic_order_cnt: fb.pic_order_cnt,
+            long_term: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_LONG_TERM != 0,
+            dpb,
+            hrd_underflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW != 0,
+            hrd_overflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW != 0,
+            passes: fb.passes,
+            skipped: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_SKIPPED != 0,
+            psnr_y: psnr,
+        });
+        if let Some(b) = &bar {
+            b.inc(1);
+        }
+        Ok(())
+    };
     let result = (|| -> Result<(), String> {
         let mut i = 0u64;
-        while a.frames.is_none_or(|n| i < n) && src.read_frame(&mut frame)? {
+        loop {
+            if a.frames.is_some_and(|n| i >= n) {
+                break;
+            }
+            let mut frame = Vec::new();
+            if !src.read_frame(&mut frame)? {
+                break;
+            }
             // In whole microseconds, as a V4L2 buffer carries them: every
             // device reports the same timestamps back (feedback, DPB).
             let ts = i * 1_000_000 * u64::from(f.fps_den) / u64::from(f.fps_num) * 1000;
@@ -186,7 +320,8 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 params.flags |= V4L2_H264_ENCODE_FLAG_MARK_LONG_TERM;
             }
             if let Some(&(_, rate)) = a.bitrate_at.iter().rfind(|(at, _)| *at == i) {
-                // VBR keeps its peak-to-average ratio.
+                // VBR keeps its peak-to-average ratio. The device takes
+                // the change after the frames queued before this one.
                 let new_peak = (u128::from(rate) * u128::from(peak) / u128::from(bitrate.max(1)))
                     .clamp(u128::from(rate), 400_000_000) as u32;
                 d.set_bitrate(rate as u32, new_peak)
@@ -203,91 +338,26 @@ pub fn run_on(a: &EncodeArgs, d: &mut dyn Device) -> Result<Summary, String> {
                 rcc.qp = qp;
                 target = bits;
             }
-            // A failed frame leaves the stream as if it had not been queued:
-            // it may be queued again.
-            let mut tries = 0;
-            let done = loop {
-                let t = std::time::Instant::now();
-                let done = d.encode(&frame, ts, &params, &rcc);
-                summary.encode_seconds += t.elapsed().as_secs_f64();
-                let done = done.map_err(|e| dev_err(&format!("frame {i}"), e))?;
-                if done.error == 0 {
-                    break done;
-                }
-                let why = format!(
-                    "frame {i} failed on the device: {}{}",
-                    hantro_vdev::Errno(done.error),
-                    d.last_log()
-                        .map_or(String::new(), |m| format!(" (driver: {m})"))
-                );
-                if tries == a.retries {
-                    return Err(why);
-                }
-                tries += 1;
-                summary.retried += 1;
-                eprintln!("h264enc: {why}; queued again ({tries} of {})", a.retries);
-            };
-            if let Some(c) = client_rc.as_mut() {
-                c.complete(
-                    i,
-                    done.keyframe(),
-                    done.feedback.frame_bytes.saturating_mul(8),
-                    done.feedback.qp_avg_q8,
-                    mb_w * mb_h,
-                )?;
-            }
-            out.write_all(&done.payload)?;
-            let rec = if recon.is_some() || a.stats.is_some() {
-                d.recon(done.rec_slot)
-                    .transpose()
-                    .map_err(|e| dev_err("recon", e))?
-            } else {
-                None
-            };
-            let psnr = rec.as_ref().map(|r| {
-                h264_reference_decode::psnr_y(
-                    &frame_i420(&frame, f),
-                    r,
-                    f.width as usize,
-                    f.height as usize,
-                )
-            });
-            if let (Some(file), Some(r)) = (recon.as_mut(), rec.as_ref()) {
-                file.write_all(r)
-                    .map_err(|e| format!("cannot write the reconstruction: {e}"))?;
-            }
-            let fb = &done.feedback;
-            // The order of the feedback's DPB entries has no meaning.
-            let mut dpb: Vec<u64> = fb
-                .dpb
-                .iter()
-                .filter(|e| e.flags & V4L2_H264_DPB_ENTRY_FLAG_VALID != 0)
-                .map(|e| e.reference_ts)
-                .collect();
-            dpb.sort_unstable();
-            summary.add(FrameStat {
+            d.queue(frame.clone(), ts, Some(params), Some(rcc))
+                .map_err(|e| dev_err(&format!("frame {i}"), e))?;
+            queued.push_back(Queued {
                 index: i,
-                idr: done.keyframe(),
-                nal_ref_idc: fb.nal_ref_idc,
-                temporal_id: fb.temporal_id,
-                qp_q8: fb.qp_avg_q8,
-                bits: fb.frame_bytes.saturating_mul(8),
-                target_bits: if target != 0 { target } else { fb.target_bits },
-                cpb_fullness: fb.cpb_fullness,
-                frame_num: fb.frame_num,
-                pic_order_cnt: fb.pic_order_cnt,
-                long_term: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_LONG_TERM != 0,
-                dpb,
-                hrd_underflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_UNDERFLOW != 0,
-                hrd_overflow: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_HRD_OVERFLOW != 0,
-                passes: fb.passes,
-                skipped: fb.flags & V4L2_H264_ENCODE_FEEDBACK_FLAG_SKIPPED != 0,
-                psnr_y: psnr,
+                frame,
+                timestamp: ts,
+                params,
+                rc: rcc,
+                target,
             });
-            if let Some(b) = &bar {
-                b.inc(1);
+            // The frames queued after the oldest keep the device busy while
+            // that one is written out and the next one read.
+            while d.full() {
+                let q = queued.pop_front().ok_or("no frame in flight")?;
+                complete(d, q, &mut summary, &mut client_rc)?;
             }
             i += 1;
+        }
+        while let Some(q) = queued.pop_front() {
+            complete(d, q, &mut summary, &mut client_rc)?;
         }
         Ok(())
     })();
@@ -459,15 +529,19 @@ mod tests {
             mark_long_term: Vec::new(),
             bitrate_at: Vec::new(),
             frames: None,
+            in_flight: None,
             device: "/dev/video0".into(),
             recon: None,
             stats: None,
             plot: None,
             quiet: true,
         };
-        let mut k = FakeKernel::new();
-        k.fault_at = Some((2, hantro_vdev::Fault::Timeout));
-        let mut d = V4l2Encoder::open(k, "/dev/video0").unwrap();
+        let mut d = DeviceThread::spawn(2, || {
+            let mut k = FakeKernel::new();
+            k.fault_at = Some((2, hantro_vdev::Fault::Timeout));
+            Ok(Box::new(V4l2Encoder::open(k, "/dev/video0")?))
+        })
+        .unwrap();
         let e = run_on(&a, &mut d).err().unwrap();
         assert!(
             e.contains("frame 2 failed on the device") && e.contains("V4L2_BUF_FLAG_ERROR"),

@@ -169,6 +169,10 @@ struct EncodeCli {
     /// virtual, or a V4L2 node such as /dev/video0.
     #[arg(long, default_value = "virtual")]
     device: String,
+    /// Frames in flight on the device, which runs on its own thread while
+    /// the next frame is read (default 2; 1 with --client-rc or --retries).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16))]
+    in_flight: Option<u64>,
     /// Write the reconstructed frames (raw I420, visible size).
     #[arg(long)]
     recon: Option<String>,
@@ -243,6 +247,7 @@ fn main() {
                 mark_long_term: e.mark_long_term,
                 bitrate_at: e.bitrate_at,
                 frames: e.frames,
+                in_flight: e.in_flight.map(|n| n as usize),
                 device: e.device,
                 recon: e.recon,
                 stats: e.stats,

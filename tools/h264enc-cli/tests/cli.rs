@@ -455,3 +455,45 @@ fn any_even_size_decodes_to_exactly_that_size() {
         "odd",
     );
 }
+
+#[test]
+fn frames_in_flight_give_the_same_stream_and_reconstruction() {
+    // The device on its own thread with frames queued ahead: the same
+    // bytes as one frame at a time, with non-reference pictures (whose
+    // reconstruction slot the next frame takes), a bit-rate change and a
+    // forced IDR picture on the way.
+    let clip = y4m("meadow", 176, 144, 24);
+    let mut got = Vec::new();
+    for n in ["1", "2", "3"] {
+        let (o, r) = (tmp(&format!("fly{n}.h264")), tmp(&format!("fly{n}.yuv")));
+        let (os, rs) = (o.display().to_string(), r.display().to_string());
+        let e = run(&[
+            "encode",
+            &clip,
+            "-o",
+            &os,
+            "--recon",
+            &rs,
+            "--bitrate",
+            "200k",
+            "--temporal-layers",
+            "2",
+            "--bitrate-at",
+            "10:300k",
+            "--force-idr",
+            "17",
+            "--in-flight",
+            n,
+        ]);
+        assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+        got.push((std::fs::read(&o).unwrap(), std::fs::read(&r).unwrap()));
+        let v = run(&["verify", &os, "--recon", &rs]);
+        assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stderr));
+    }
+    assert!(got[0] == got[1] && got[1] == got[2]);
+    let o = tmp("fly-client.h264").display().to_string();
+    refuses(
+        &["encode", &clip, "-o", &o, "--client-rc", "--in-flight", "2"],
+        "--in-flight 2 cannot be: client-driven rate control",
+    );
+}

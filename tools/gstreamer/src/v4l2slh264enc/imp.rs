@@ -8,12 +8,12 @@ use gst::subclass::prelude::*;
 use gst_video::prelude::*;
 use gst_video::subclass::prelude::*;
 use h264enc_client::device::{Device, PixelFormat, VirtualDevice};
+use h264enc_client::device_thread::DeviceThread;
 use h264enc_client::session::{configure, layer_rates, Profile, RcMode, StreamConfig};
 use h264enc_client::units::CpbSize;
+use std::collections::VecDeque;
 use std::sync::{LazyLock, Mutex};
-use v4l2_h264enc_uapi::{
-    v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc, V4L2_H264_ENCODE_FLAG_FORCE_IDR,
-};
+use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_FLAG_FORCE_IDR};
 
 static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
     gst::DebugCategory::new(
@@ -42,6 +42,7 @@ struct Settings {
     ltr_period: u32,
     temporal_layers: u32,
     layer_split: String,
+    in_flight: u32,
 }
 
 impl Default for Settings {
@@ -63,26 +64,20 @@ impl Default for Settings {
             ltr_period: 0,
             temporal_layers: 1,
             layer_split: String::new(),
+            in_flight: 2,
         }
     }
 }
 
-/// A device used from one streaming thread at a time, under the state lock.
-struct OwnedDevice(Box<dyn Device>);
-
-// SAFETY: the devices hold raw pointers (the virtual device's C context, the
-// V4L2 buffer mappings) that are not tied to a thread; the element only
-// touches them with the `state` mutex held, so one thread at a time.
-unsafe impl Send for OwnedDevice {}
-
 /// A configured stream.
 struct State {
-    dev: OwnedDevice,
+    /// The device on its own thread, with the frames in flight.
+    dev: DeviceThread,
+    /// The system frame numbers of the frames in flight, oldest first.
+    in_flight: VecDeque<u32>,
     info: gst_video::VideoInfo,
     /// The input state, the reference of the output caps.
     input: gst_video::VideoCodecState<'static, gst_video::video_codec_state::Readable>,
-    /// Packed frame (I420, NV12, YUY2 or UYVY, no padding), reused.
-    frame: Vec<u8>,
     caps_sent: bool,
     rate_control: RateControl,
     /// The profile the output caps name (downstream's choice, or the SPS's).
@@ -196,6 +191,13 @@ impl ObjectImpl for V4l2SlH264Enc {
                     3,
                     d.temporal_layers,
                 ),
+                glib::ParamSpecUInt::builder("in-flight")
+                    .blurb("Frames in flight on the device, which encodes on its own thread while the next frame arrives; the latency is in-flight - 1 frames")
+                    .minimum(1)
+                    .maximum(16)
+                    .default_value(d.in_flight)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecString::builder("layer-split")
                     .blurb("Percent of the bit rate for each temporal layer's own pictures, base first, as h264enc's --layer-split (cbr, vbr; empty: 60,40 with 2 layers, 40,20,40 with 3)")
                     .default_value(Some(""))
@@ -235,6 +237,7 @@ impl ObjectImpl for V4l2SlH264Enc {
             "filler" => s.filler = value.get().unwrap_or(s.filler),
             "ltr-period" => s.ltr_period = value.get().unwrap_or(s.ltr_period),
             "temporal-layers" => s.temporal_layers = value.get().unwrap_or(s.temporal_layers),
+            "in-flight" => s.in_flight = value.get().unwrap_or(s.in_flight),
             "layer-split" => {
                 s.layer_split = value
                     .get::<Option<String>>()
@@ -265,6 +268,7 @@ impl ObjectImpl for V4l2SlH264Enc {
             "ltr-period" => s.ltr_period.to_value(),
             "temporal-layers" => s.temporal_layers.to_value(),
             "layer-split" => s.layer_split.to_value(),
+            "in-flight" => s.in_flight.to_value(),
             _ => glib::Value::from_type(pspec.value_type()),
         }
     }
@@ -471,13 +475,93 @@ fn profile_level(au: &[u8]) -> Option<(&'static str, String)> {
 }
 
 impl V4l2SlH264Enc {
+    /// Waits for the oldest frame in flight and sends it downstream (the
+    /// output caps before the first, from its SPS).
+    fn output_oldest(&self) -> Result<gst::FlowSuccess, gst::FlowError> {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let st = guard.as_mut().ok_or(gst::FlowError::NotNegotiated)?;
+        let id = st.in_flight.pop_front().ok_or(gst::FlowError::Error)?;
+        let done = st.dev.dequeue().map_err(|e| {
+            gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", e]);
+            gst::FlowError::Error
+        })?;
+        let done = done.completed;
+        if done.error != 0 {
+            let why = st.dev.last_log().unwrap_or_default();
+            gst::element_imp_error!(
+                self,
+                gst::StreamError::Encode,
+                [
+                    "frame {} failed on the device ({}): {}",
+                    id,
+                    done.error,
+                    why
+                ]
+            );
+            return Err(gst::FlowError::Error);
+        }
+        if !st.caps_sent {
+            let (coded, level) =
+                profile_level(&done.payload).ok_or(gst::FlowError::NotNegotiated)?;
+            // A constrained-baseline stream goes out as the baseline one
+            // downstream asked for; any other must be what was negotiated.
+            if coded != st.profile && !(coded == "constrained-baseline" && st.profile == "baseline")
+            {
+                gst::element_imp_error!(
+                    self,
+                    gst::StreamError::Encode,
+                    ["the device coded the {} profile, not {}", coded, st.profile]
+                );
+                return Err(gst::FlowError::NotNegotiated);
+            }
+            let caps = gst::Caps::builder("video/x-h264")
+                .field("stream-format", "byte-stream")
+                .field("alignment", "au")
+                .field("profile", st.profile)
+                .field("level", level)
+                .build();
+            st.caps_sent = true;
+            let input_state = st.input.clone();
+            drop(guard);
+            let obj = self.obj();
+            // The input state carries size, rate and aspect into the output caps.
+            let out = obj.set_output_state(caps, Some(&input_state))?;
+            obj.negotiate(out)?;
+        } else {
+            drop(guard);
+        }
+        let obj = self.obj();
+        let mut frame = obj.frame(id as i32).ok_or(gst::FlowError::Error)?;
+        if done.keyframe() {
+            frame.set_flags(gst_video::VideoCodecFrameFlags::SYNC_POINT);
+        }
+        frame.set_output_buffer(gst::Buffer::from_mut_slice(done.payload));
+        obj.finish_frame(frame)
+    }
+
+    /// Sends every frame in flight downstream.
+    fn drain(&self) -> Result<gst::FlowSuccess, gst::FlowError> {
+        loop {
+            let pending = self
+                .state
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .as_ref()
+                .is_some_and(|st| !st.in_flight.is_empty());
+            if !pending {
+                return Ok(gst::FlowSuccess::Ok);
+            }
+            self.output_oldest()?;
+        }
+    }
+
     fn apply_bitrate(&self, bitrate: u32, peak: u32) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(st) = state.as_mut() {
             if matches!(st.rate_control, RateControl::Cqp | RateControl::Cq) {
                 return;
             }
-            match st.dev.0.set_bitrate(bitrate, peak) {
+            match st.dev.set_bitrate(bitrate, peak) {
                 Ok(()) => gst::info!(CAT, imp = self, "bit rate now {bitrate} bit/s"),
                 Err(e) => gst::element_imp_warning!(
                     self,
@@ -533,9 +617,30 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
 
     fn stop(&self) -> Result<(), gst::ErrorMessage> {
         if let Some(mut st) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = st.dev.0.finish();
+            let _ = st.dev.finish();
         }
         Ok(())
+    }
+
+    /// EOS: the frames in flight go out.
+    fn finish(&self) -> Result<gst::FlowSuccess, gst::FlowError> {
+        self.drain()
+    }
+
+    /// A seek: the frames in flight complete and are dropped, as the base
+    /// class drops its own.
+    fn flush(&self) -> bool {
+        if let Some(st) = self
+            .state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            while st.in_flight.pop_front().is_some() {
+                let _ = st.dev.dequeue();
+            }
+        }
+        true
     }
 
     fn set_format(
@@ -572,29 +677,42 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
                 return Err(gst::loggable_error!(CAT, "{}", e));
             }
         };
-        let mut dev: Box<dyn Device> = if s.device == "virtual" {
-            Box::new(VirtualDevice::open())
+        // New caps: the frames of the old ones go out first.
+        self.drain()
+            .map_err(|e| gst::loggable_error!(CAT, "draining before new caps: {e:?}"))?;
+        if let Some(mut old) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = old.dev.finish();
+        }
+        let depth = s.in_flight.max(1) as usize;
+        let opened = if s.device == "virtual" {
+            DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))
         } else {
-            match h264enc_client::v4l2::open(&s.device) {
-                Ok(d) => Box::new(d),
-                Err(e) => {
-                    gst::element_imp_error!(self, gst::ResourceError::OpenReadWrite, ["{}", e]);
-                    return Err(gst::loggable_error!(CAT, "{}", e));
-                }
+            let path = s.device.clone();
+            DeviceThread::spawn(depth, move || {
+                Ok(Box::new(h264enc_client::v4l2::open(&path)?) as Box<dyn Device>)
+            })
+        };
+        let mut dev = match opened {
+            Ok(d) => d,
+            Err(e) => {
+                gst::element_imp_error!(self, gst::ResourceError::OpenReadWrite, ["{}", e]);
+                return Err(gst::loggable_error!(CAT, "{}", e));
             }
         };
-        if let Some(mut old) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = old.dev.0.finish();
-        }
-        if let Err(e) = configure(dev.as_mut(), &cfg) {
+        if let Err(e) = configure(&mut dev, &cfg) {
             gst::element_imp_error!(self, gst::LibraryError::Settings, ["{}", e]);
             return Err(gst::loggable_error!(CAT, "{}", e));
         }
+        // A frame comes out when the in-flight-th after it goes in.
+        let latency = gst::ClockTime::SECOND
+            .mul_div_floor(u64::from(fps_den) * (depth as u64 - 1), u64::from(fps_num))
+            .unwrap_or(gst::ClockTime::ZERO);
+        self.obj().set_latency(latency, Some(latency));
         *self.state.lock().unwrap_or_else(|e| e.into_inner()) = Some(State {
-            dev: OwnedDevice(dev),
+            dev,
+            in_flight: VecDeque::new(),
             info,
             input: state.clone(),
-            frame: Vec::new(),
             caps_sent: false,
             rate_control: s.rate_control,
             profile: profile_name,
@@ -604,15 +722,16 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
 
     fn handle_frame(
         &self,
-        mut frame: gst_video::VideoCodecFrame,
+        frame: gst_video::VideoCodecFrame,
     ) -> Result<gst::FlowSuccess, gst::FlowError> {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let st = guard.as_mut().ok_or(gst::FlowError::NotNegotiated)?;
+        let mut packed = Vec::new();
         {
             let input = frame.input_buffer().ok_or(gst::FlowError::Error)?;
             let vf = gst_video::VideoFrameRef::from_buffer_ref_readable(input, &st.info)
                 .map_err(|_| gst::FlowError::Error)?;
-            Self::pack(&vf, &mut st.frame);
+            Self::pack(&vf, &mut packed);
         }
         let mut params = v4l2_ctrl_h264_encode_params::default();
         if frame
@@ -622,62 +741,20 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
         }
         let ts = frame.pts().map_or(0, |t| t.nseconds());
-        let done = st
-            .dev
-            .0
-            .encode(&st.frame, ts, &params, &v4l2_ctrl_h264_encode_rc::default())
+        st.dev
+            .queue(packed, ts, Some(params), Some(Default::default()))
             .map_err(|e| {
                 gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", e]);
                 gst::FlowError::Error
             })?;
-        if done.error != 0 {
-            let why = st.dev.0.last_log().unwrap_or_default();
-            gst::element_imp_error!(
-                self,
-                gst::StreamError::Encode,
-                [
-                    "frame {} failed on the device ({}): {}",
-                    frame.system_frame_number(),
-                    done.error,
-                    why
-                ]
-            );
-            return Err(gst::FlowError::Error);
+        st.in_flight.push_back(frame.system_frame_number());
+        let full = st.dev.full();
+        drop(guard);
+        // The device holds the frames queued after the oldest while that
+        // one goes downstream and the next comes from upstream.
+        if full {
+            self.output_oldest()?;
         }
-        if !st.caps_sent {
-            let (coded, level) =
-                profile_level(&done.payload).ok_or(gst::FlowError::NotNegotiated)?;
-            // A constrained-baseline stream goes out as the baseline one
-            // downstream asked for; any other must be what was negotiated.
-            if coded != st.profile && !(coded == "constrained-baseline" && st.profile == "baseline")
-            {
-                gst::element_imp_error!(
-                    self,
-                    gst::StreamError::Encode,
-                    ["the device coded the {} profile, not {}", coded, st.profile]
-                );
-                return Err(gst::FlowError::NotNegotiated);
-            }
-            let caps = gst::Caps::builder("video/x-h264")
-                .field("stream-format", "byte-stream")
-                .field("alignment", "au")
-                .field("profile", st.profile)
-                .field("level", level)
-                .build();
-            st.caps_sent = true;
-            let input_state = st.input.clone();
-            drop(guard);
-            let obj = self.obj();
-            // The input state carries size, rate and aspect into the output caps.
-            let out = obj.set_output_state(caps, Some(&input_state))?;
-            obj.negotiate(out)?;
-        } else {
-            drop(guard);
-        }
-        if done.keyframe() {
-            frame.set_flags(gst_video::VideoCodecFrameFlags::SYNC_POINT);
-        }
-        frame.set_output_buffer(gst::Buffer::from_mut_slice(done.payload));
-        self.obj().finish_frame(frame)
+        Ok(gst::FlowSuccess::Ok)
     }
 }

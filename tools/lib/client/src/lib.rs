@@ -5,6 +5,7 @@
 //! buffer sizes.
 
 pub mod device;
+pub mod device_thread;
 pub mod session;
 pub mod units;
 pub mod v4l2;
