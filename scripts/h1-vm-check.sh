@@ -11,7 +11,9 @@
 #      sequence controls EBUSY while streaming, bit rate and key frame acting
 #      on the next frame, per-request parameters, feedback, failed frames);
 #   2. h264enc encode --device over a matrix of options and sizes (QCIF to
-#      1920x1080, which the driver codes as 1088 lines and crops): every
+#      1920x1080, which the driver codes as 1088 lines and crops), with 2
+#      media requests queued on the driver at once (1 and 4 in two cases,
+#      1 with client-driven rate control): every
 #      stream byte-identical to what the virtual device makes from the same
 #      input and options, and decoded by ffmpeg to the reconstruction;
 #   3. faults of the emulated hardware (a hang the watchdog catches, a stream
@@ -53,6 +55,8 @@ yuyv-crop c200.yuyv --size 200x120 --pix-fmt yuyv
 uyvy qcif.uyvy --size 176x144 --pix-fmt uyvy --qp 28
 even-630 c630.y4m --qp 30
 cbr cif.y4m --bitrate 300k --gop 5
+one-in-flight cif.y4m --bitrate 300k --gop 5 --in-flight 1
+four-in-flight cif.y4m --bitrate 300k --gop 5 --in-flight 4
 vbr cif.y4m --rc vbr --bitrate 300k
 cq cif.y4m --rc cq --quality 60
 cq-peak cif.y4m --rc cq --quality 90 --max-bitrate 250k

@@ -5,7 +5,7 @@
  *
  * The slices below are what the H1 writes for the plans of this configuration:
  * 32x32 Constrained Baseline, CQP 26, poc type 2, 16-bit frame_num, two frames.
- * They come from the software model of the H1 (tools/testing/h1-model), the
+ * They come from the software model of the H1 (tools/h1/model), the
  * hardware's stand-in, not from the core: the core only reads them, as it reads
  * what the silicon writes.
  */

@@ -170,7 +170,7 @@
 
 /*
  * H.264 slice-header controls. They are not in any public H1 map: the
- * software model defines them (tools/testing/h1-model/SLICE_HEADER.md) and
+ * software model defines them (tools/h1/model/SLICE_HEADER.md) and
  * they must be checked against the silicon's documentation before use on
  * hardware.
  */

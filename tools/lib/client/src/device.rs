@@ -41,6 +41,33 @@ pub trait Device {
         params: Option<&v4l2_ctrl_h264_encode_params>,
         rc: Option<&v4l2_ctrl_h264_encode_rc>,
     ) -> Result<Completed, String>;
+    /// Asks the device, before [`Device::start`], to take up to `n` requests
+    /// queued at once; [`Device::queue_depth`] says how many it took.
+    fn set_queue_depth(&mut self, n: usize) {
+        let _ = n;
+    }
+    /// How many requests the device takes queued at once: above 1,
+    /// [`Device::submit`] and [`Device::reap`] work; at 1 each request
+    /// waits in [`Device::encode_request`].
+    fn queue_depth(&self) -> usize {
+        1
+    }
+    /// Queues a request without waiting for it, while fewer than
+    /// [`Device::queue_depth`] are queued.
+    fn submit(
+        &mut self,
+        frame: &[u8],
+        timestamp: u64,
+        params: Option<&v4l2_ctrl_h264_encode_params>,
+        rc: Option<&v4l2_ctrl_h264_encode_rc>,
+    ) -> Result<(), String> {
+        let _ = (frame, timestamp, params, rc);
+        Err("the device takes one request at a time".into())
+    }
+    /// Waits for the oldest request [`Device::submit`] queued.
+    fn reap(&mut self) -> Result<Completed, String> {
+        Err("the device takes one request at a time".into())
+    }
     /// The reconstruction of a completed frame, when the device can give it.
     fn recon(&mut self, slot: u32) -> Option<Result<Vec<u8>, String>>;
     /// The driver's last message about a failed frame, when there is one.

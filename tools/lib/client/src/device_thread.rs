@@ -9,6 +9,12 @@
 //! node with its buffer mappings) from its opening to its closing, so the
 //! device needs no locking and the handle can move between threads.
 //!
+//! A device that takes several requests queued at once (a V4L2 node with
+//! as many buffers and requests) gets them: the thread submits each frame
+//! as it comes and waits for one only when the client asks for it, so the
+//! hardware goes from one request to the next without waiting for the
+//! client. Any other device codes each frame as it comes.
+//!
 //! The other calls of [`Device`] run on the thread too, in order with the
 //! frames queued before them: a bit-rate change takes effect from the next
 //! frame the device starts. A reconstruction is read on the thread as its
@@ -16,12 +22,21 @@
 //! has run, the slot may hold that frame's.
 
 use crate::device::{Completed, Device};
+use std::collections::VecDeque;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc};
 
+/// The device and what the thread knows of it.
+struct Worker {
+    dev: Box<dyn Device>,
+    /// The frames submitted and not reaped, oldest first: `Some` the
+    /// message of one the device refused, which its reaping returns.
+    submitted: VecDeque<Option<String>>,
+}
+
 /// One call for the device's thread.
-type Call = Box<dyn FnOnce(&mut dyn Device) + Send>;
+type Call = Box<dyn FnOnce(&mut Worker) + Send>;
 
 /// A completed frame, with its reconstruction when the handle reads them.
 pub struct Dequeued {
@@ -59,10 +74,14 @@ impl DeviceThread {
         let thread = std::thread::Builder::new()
             .name("h264enc-device".into())
             .spawn(move || {
-                let mut dev = match open() {
-                    Ok(d) => {
+                let mut w = match open() {
+                    Ok(mut dev) => {
+                        dev.set_queue_depth(depth.max(1));
                         let _ = opened_tx.send(Ok(()));
-                        d
+                        Worker {
+                            dev,
+                            submitted: VecDeque::new(),
+                        }
                     }
                     Err(e) => {
                         let _ = opened_tx.send(Err(e));
@@ -71,7 +90,7 @@ impl DeviceThread {
                 };
                 // Until the handle drops its sender.
                 while let Ok(call) = todo.recv() {
-                    call(dev.as_mut());
+                    call(&mut w);
                 }
             })
             .map_err(|e| format!("cannot start the device's thread: {e}"))?;
@@ -98,8 +117,8 @@ impl DeviceThread {
         self.in_flight
     }
 
-    /// Reads each frame queued from now on's reconstruction as it completes
-    /// (a device that gives none fails the frame with its message).
+    /// Reads each frame queued from now on's reconstruction as it completes,
+    /// where the device gives them.
     pub fn set_read_recon(&mut self, on: bool) {
         self.read_recon = on;
     }
@@ -125,8 +144,8 @@ impl DeviceThread {
         F: FnOnce(&mut dyn Device) -> R + Send + 'static,
     {
         let (tx, rx) = channel();
-        self.send(Box::new(move |d| {
-            let _ = tx.send(f(d));
+        self.send(Box::new(move |w| {
+            let _ = tx.send(f(w.dev.as_mut()));
         }))?;
         rx.recv().map_err(|_| GONE.to_string())
     }
@@ -142,24 +161,19 @@ impl DeviceThread {
         rc: Option<v4l2_ctrl_h264_encode_rc>,
     ) -> Result<(), String> {
         let (done, read_recon) = (self.completed_tx.clone(), self.read_recon);
-        self.send(Box::new(move |d| {
+        self.send(Box::new(move |w| {
+            if w.dev.queue_depth() > 1 {
+                let r = w
+                    .dev
+                    .submit(&frame, timestamp, params.as_ref(), rc.as_ref());
+                w.submitted.push_back(r.err());
+                return;
+            }
             let start = std::time::Instant::now();
-            let r = d
-                .encode_request(&frame, timestamp, params.as_ref(), rc.as_ref())
-                .and_then(|completed| {
-                    let recon = match (read_recon, completed.error) {
-                        (true, 0) => Some(d.recon(completed.rec_slot).unwrap_or_else(|| {
-                            Err("the device does not return its reconstruction".into())
-                        })?),
-                        _ => None,
-                    };
-                    Ok(Dequeued {
-                        completed,
-                        recon,
-                        seconds: start.elapsed().as_secs_f64(),
-                    })
-                });
-            let _ = done.send(r);
+            let r = w
+                .dev
+                .encode_request(&frame, timestamp, params.as_ref(), rc.as_ref());
+            let _ = done.send(finish(w.dev.as_mut(), r, read_recon, start));
         }))?;
         self.in_flight += 1;
         Ok(())
@@ -170,10 +184,44 @@ impl DeviceThread {
         if self.in_flight == 0 {
             return Err("no frame in flight".into());
         }
+        // A device that took the frame queued is waited for now; one that
+        // coded it as it came has its result waiting.
+        let (done, read_recon) = (self.completed_tx.clone(), self.read_recon);
+        self.send(Box::new(move |w| {
+            let Some(refused) = w.submitted.pop_front() else {
+                return;
+            };
+            let start = std::time::Instant::now();
+            let r = match refused {
+                Some(e) => Err(e),
+                None => w.dev.reap(),
+            };
+            let _ = done.send(finish(w.dev.as_mut(), r, read_recon, start));
+        }))?;
         let r = self.completed.recv().map_err(|_| GONE.to_string())?;
         self.in_flight -= 1;
         r
     }
+}
+
+/// A completed frame with its reconstruction (when asked for and the device
+/// gives them) and the device's time since `start`.
+fn finish(
+    d: &mut dyn Device,
+    r: Result<Completed, String>,
+    read_recon: bool,
+    start: std::time::Instant,
+) -> Result<Dequeued, String> {
+    let completed = r?;
+    let recon = match (read_recon, completed.error) {
+        (true, 0) => d.recon(completed.rec_slot).transpose()?,
+        _ => None,
+    };
+    Ok(Dequeued {
+        completed,
+        recon,
+        seconds: start.elapsed().as_secs_f64(),
+    })
 }
 
 impl Device for DeviceThread {

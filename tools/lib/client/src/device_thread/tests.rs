@@ -5,6 +5,7 @@
 use super::*;
 use crate::device::{PixelFormat, VirtualDevice};
 use crate::session::{configure, RcMode, StreamConfig};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use v4l2_h264enc_uapi::V4L2_H264_DPB_ENTRY_FLAG_VALID;
 
@@ -186,4 +187,121 @@ fn a_device_that_fails_to_open_gives_its_message() {
         .err()
         .unwrap();
     assert_eq!(e, "cannot open /dev/video9: ENOENT");
+}
+
+/// A device that takes two requests queued, and logs what the thread does.
+struct TwoQueued {
+    log: Arc<Mutex<Vec<String>>>,
+    queued: VecDeque<u64>,
+}
+
+impl Device for TwoQueued {
+    fn set_format(&mut self, _: u32, _: u32, _: PixelFormat, _: u32, _: u32) -> Result<(), String> {
+        Ok(())
+    }
+    fn set_ctrl(&mut self, _: u32, _: i32) -> Result<(), String> {
+        Ok(())
+    }
+    fn set_compound(&mut self, _: u32, _: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
+    fn start(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+    fn queue_depth(&self) -> usize {
+        2
+    }
+    fn submit(
+        &mut self,
+        _: &[u8],
+        timestamp: u64,
+        _: Option<&v4l2_ctrl_h264_encode_params>,
+        _: Option<&v4l2_ctrl_h264_encode_rc>,
+    ) -> Result<(), String> {
+        if timestamp == 30 {
+            return Err("EINVAL (-22)".into());
+        }
+        self.log.lock().unwrap().push(format!("submit {timestamp}"));
+        self.queued.push_back(timestamp);
+        Ok(())
+    }
+    fn reap(&mut self) -> Result<Completed, String> {
+        let ts = self.queued.pop_front().ok_or("nothing queued")?;
+        self.log.lock().unwrap().push(format!("reap {ts}"));
+        Ok(Completed {
+            payload: ts.to_le_bytes().to_vec(),
+            flags: 0,
+            error: 0,
+            rec_slot: 0,
+            feedback: Default::default(),
+            stats: None,
+        })
+    }
+    fn encode_request(
+        &mut self,
+        _: &[u8],
+        _: u64,
+        _: Option<&v4l2_ctrl_h264_encode_params>,
+        _: Option<&v4l2_ctrl_h264_encode_rc>,
+    ) -> Result<Completed, String> {
+        Err("the thread must submit to a device that takes requests queued".into())
+    }
+    fn recon(&mut self, _: u32) -> Option<Result<Vec<u8>, String>> {
+        None
+    }
+    fn last_log(&self) -> Option<String> {
+        None
+    }
+    fn set_bitrate(&mut self, _: u32, _: u32) -> Result<(), String> {
+        Ok(())
+    }
+    fn finish(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_device_that_takes_requests_queued_has_them_queued_before_the_wait() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    let mut d = DeviceThread::spawn(2, move || {
+        Ok(Box::new(TwoQueued {
+            log: l,
+            queued: VecDeque::new(),
+        }))
+    })
+    .unwrap();
+    d.set_read_recon(true);
+    let mut got = Vec::new();
+    for ts in [10u64, 20, 30, 40] {
+        d.queue(vec![0], ts, None, None).unwrap();
+        while d.full() {
+            got.push(d.dequeue().map(|q| q.completed.payload));
+        }
+    }
+    while d.in_flight() > 0 {
+        got.push(d.dequeue().map(|q| q.completed.payload));
+    }
+    // The second frame was on the device when the first was waited for;
+    // the refused one comes back in its place with its message.
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "submit 10",
+            "submit 20",
+            "reap 10",
+            "reap 20",
+            "submit 40",
+            "reap 40"
+        ]
+    );
+    assert_eq!(
+        got,
+        [
+            Ok(10u64.to_le_bytes().to_vec()),
+            Ok(20u64.to_le_bytes().to_vec()),
+            Err("EINVAL (-22)".to_string()),
+            Ok(40u64.to_le_bytes().to_vec()),
+        ]
+    );
 }

@@ -18,6 +18,8 @@ use v4l2_h264enc_uapi::{
 pub const PIX_FMT_H264: u32 = fourcc(b"H264");
 const OUTPUT: u32 = V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE;
 const CAPTURE: u32 = V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE;
+/// The most requests queued at once.
+const MAX_QUEUED: usize = 16;
 /// How long a request may take before the frame is declared lost.
 const REQUEST_TIMEOUT_MS: i32 = 5000;
 
@@ -33,15 +35,23 @@ pub struct V4l2Encoder<K: Kernel> {
     path: String,
     video: i32,
     media: i32,
-    request: i32,
     width: u32,
     height: u32,
     fmt: PixelFormat,
     src: SourceLayout,
     cap_size: u32,
-    /// The planes of the source buffer, mapped.
-    out_buf: Vec<Mapping>,
-    cap_buf: Option<Mapping>,
+    /// The planes of each source buffer, mapped, by buffer index.
+    out_bufs: Vec<Vec<Mapping>>,
+    /// Each CAPTURE buffer, mapped, by buffer index.
+    cap_bufs: Vec<Mapping>,
+    /// One media request per buffer index: source buffer N goes in request N.
+    requests: Vec<i32>,
+    /// How many requests to queue at once, asked for before streaming.
+    want_queued: usize,
+    /// The buffer indices of the requests queued, oldest first.
+    queued: std::collections::VecDeque<usize>,
+    /// The buffer index of the next request: the one after the newest queued.
+    queued_next: usize,
     streaming: bool,
     last_error: Option<String>,
     /// The bit rate last set, to order a change of bit rate and peak.
@@ -63,14 +73,17 @@ impl<K: Kernel> V4l2Encoder<K> {
             path: path.to_string(),
             video,
             media: -1,
-            request: -1,
             width: 0,
             height: 0,
             fmt: PixelFormat::I420,
             src: SourceLayout::default(),
             cap_size: 0,
-            out_buf: Vec::new(),
-            cap_buf: None,
+            out_bufs: Vec::new(),
+            cap_bufs: Vec::new(),
+            requests: Vec::new(),
+            want_queued: 1,
+            queued: std::collections::VecDeque::new(),
+            queued_next: 0,
             streaming: false,
             last_error: None,
             bitrate_now: 0,
@@ -132,17 +145,19 @@ impl<K: Kernel> V4l2Encoder<K> {
         self.k.ioctl(fd, req, arg).map_err(|e| fail(req, e))
     }
 
-    /// S_EXT_CTRLS or G_EXT_CTRLS of `ctrls` on the device or in the request.
+    /// S_EXT_CTRLS or G_EXT_CTRLS of `ctrls` on the device, or in request
+    /// `request` with V4L2_CTRL_WHICH_REQUEST_VAL.
     fn ext_ctrls(
         &mut self,
         req: Req,
         which: u32,
+        request: i32,
         ctrls: &mut [v4l2_ext_control],
     ) -> Result<(), String> {
         let mut c = v4l2_ext_controls {
             count: ctrls.len() as u32,
             request_fd: if which == V4L2_CTRL_WHICH_REQUEST_VAL {
-                self.request
+                request
             } else {
                 0
             },
@@ -153,10 +168,16 @@ impl<K: Kernel> V4l2Encoder<K> {
         self.call(self.video, req, Arg::ExtCtrls(&mut c))
     }
 
-    /// Allocates the one buffer of queue `ty` and maps its `num_planes` planes.
-    fn map_buffer(&mut self, ty: u32, num_planes: usize) -> Result<Vec<Mapping>, String> {
+    /// Allocates up to `count` buffers of queue `ty` and maps the
+    /// `num_planes` planes of each; the driver may give fewer.
+    fn map_buffers(
+        &mut self,
+        ty: u32,
+        num_planes: usize,
+        count: usize,
+    ) -> Result<Vec<Vec<Mapping>>, String> {
         let mut rb = v4l2_requestbuffers {
-            count: 1,
+            count: count as u32,
             type_: ty,
             memory: V4L2_MEMORY_MMAP,
             ..Default::default()
@@ -171,8 +192,25 @@ impl<K: Kernel> V4l2Encoder<K> {
                 self.path
             ));
         }
+        let mut bufs: Vec<Vec<Mapping>> = Vec::new();
+        for index in 0..rb.count.min(count as u32) {
+            match self.map_one(ty, index, num_planes) {
+                Ok(maps) => bufs.push(maps),
+                Err(e) => {
+                    for m in bufs.into_iter().flatten() {
+                        self.k.munmap(m.ptr, m.len);
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(bufs)
+    }
+
+    /// Maps the `num_planes` planes of buffer `index` of queue `ty`.
+    fn map_one(&mut self, ty: u32, index: u32, num_planes: usize) -> Result<Vec<Mapping>, String> {
         let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
-        let mut b = buffer(ty, &mut planes[..num_planes]);
+        let mut b = buffer(ty, index, &mut planes[..num_planes]);
         self.call(self.video, Req::QueryBuf, Arg::Buf(&mut b))?;
         if b.length as usize != num_planes {
             return Err(format!(
@@ -200,14 +238,15 @@ impl<K: Kernel> V4l2Encoder<K> {
         Ok(maps)
     }
 
-    /// Copies an I420 or NV12 frame into the source buffer's planes at the
+    /// Copies a frame into the planes of source buffer `index` at the
     /// driver's strides; the bytes used of each plane.
-    fn fill_source(&mut self, frame: &[u8]) -> Result<Vec<u32>, String> {
+    fn fill_source(&mut self, index: usize, frame: &[u8]) -> Result<Vec<u32>, String> {
         let l = &self.src;
-        if self.out_buf.len() != l.sizeimage.len() {
+        let bufs = self.out_bufs.get(index).ok_or("not streaming")?;
+        if bufs.len() != l.sizeimage.len() {
             return Err("not streaming".into());
         }
-        for (i, (m, &size)) in self.out_buf.iter().zip(&l.sizeimage).enumerate() {
+        for (i, (m, &size)) in bufs.iter().zip(&l.sizeimage).enumerate() {
             if m.len < size as usize {
                 return Err(format!(
                     "{}: plane {i} of the source buffer holds {} bytes, the format needs {size}",
@@ -216,7 +255,7 @@ impl<K: Kernel> V4l2Encoder<K> {
             }
         }
         for c in &l.components {
-            let m = &self.out_buf[c.plane];
+            let m = &bufs[c.plane];
             // SAFETY: the mapping is live until munmap in stop() and `len`
             // bytes long; SourceLayout::new checked that every row fits
             // sizeimage, and sizeimage fits the mapping (above).
@@ -229,6 +268,36 @@ impl<K: Kernel> V4l2Encoder<K> {
             }
         }
         Ok(l.sizeimage.clone())
+    }
+
+    /// Fills source buffer `index` and queues it in `request`, then the
+    /// request: one the driver refuses (a per-frame control missing) fails
+    /// here, and its source buffer returns.
+    fn queue_source(
+        &mut self,
+        index: usize,
+        request: i32,
+        frame: &[u8],
+        timestamp: u64,
+    ) -> Result<(), String> {
+        let used = self.fill_source(index, frame)?;
+        let n = used.len();
+        let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
+        for ((p, u), m) in planes.iter_mut().zip(used).zip(&self.out_bufs[index]) {
+            p.bytesused = u;
+            p.length = m.len as u32;
+        }
+        let mut b = buffer(OUTPUT, index as u32, &mut planes[..n]);
+        b.flags = V4L2_BUF_FLAG_REQUEST_FD;
+        b.__bindgen_anon_1.request_fd = request;
+        b.timestamp = timeval {
+            tv_sec: (timestamp / 1_000_000_000) as _,
+            tv_usec: (timestamp % 1_000_000_000 / 1000) as _,
+        };
+        self.call(self.video, Req::QBuf, Arg::Buf(&mut b))?;
+        // The request before the CAPTURE buffer: no CAPTURE buffer waits in
+        // the queue for a frame that never comes.
+        self.call(request, Req::RequestQueue, Arg::None)
     }
 
     /// Sets the OUTPUT crop rectangle to the visible `width`x`height` of the
@@ -273,22 +342,24 @@ impl<K: Kernel> V4l2Encoder<K> {
             }
             self.streaming = false;
         }
-        let out = std::mem::take(&mut self.out_buf);
-        for m in out.into_iter().chain(self.cap_buf.take()) {
+        let out = std::mem::take(&mut self.out_bufs);
+        let cap = std::mem::take(&mut self.cap_bufs);
+        for m in out.into_iter().flatten().chain(cap) {
             self.k.munmap(m.ptr, m.len);
         }
-        if self.request >= 0 {
-            self.k.close(self.request);
-            self.request = -1;
+        for fd in std::mem::take(&mut self.requests) {
+            self.k.close(fd);
         }
+        self.queued.clear();
+        self.queued_next = 0;
     }
 }
 
-/// A v4l2_buffer of queue `ty`, index 0, MMAP, with its plane array (one
-/// element per plane of the queue's format).
-fn buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
+/// A v4l2_buffer of queue `ty`, MMAP, with its plane array (one element
+/// per plane of the queue's format).
+fn buffer(ty: u32, index: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
     let mut b = v4l2_buffer {
-        index: 0,
+        index,
         type_: ty,
         memory: V4L2_MEMORY_MMAP,
         length: planes.len() as u32,
@@ -452,6 +523,7 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         self.ext_ctrls(
             Req::SExtCtrls,
             V4L2_CTRL_WHICH_CUR_VAL,
+            0,
             &mut [ctrl_int(id, value)],
         )
     }
@@ -462,32 +534,64 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         self.ext_ctrls(
             Req::SExtCtrls,
             V4L2_CTRL_WHICH_CUR_VAL,
+            0,
             &mut [ctrl_ptr(id, copy.as_mut_ptr(), copy.len())],
         )
     }
 
     fn start(&mut self) -> Result<(), String> {
         let planes = self.src.sizeimage.len();
-        self.out_buf = self.map_buffer(OUTPUT, planes)?;
-        self.cap_buf = self.map_buffer(CAPTURE, 1)?.pop();
+        // As many CAPTURE buffers and requests as source buffers: source
+        // buffer N always goes in request N.
+        self.out_bufs = self.map_buffers(OUTPUT, planes, self.want_queued)?;
+        let n = self.out_bufs.len();
+        self.cap_bufs = self
+            .map_buffers(CAPTURE, 1, n)?
+            .into_iter()
+            .flatten()
+            .collect();
         for ty in [OUTPUT, CAPTURE] {
             let mut t = ty as i32;
             self.call(self.video, Req::StreamOn, Arg::Int(&mut t))?;
         }
         self.streaming = true;
-        let mut fd = -1;
-        self.call(self.media, Req::RequestAlloc, Arg::Int(&mut fd))?;
-        self.request = fd;
+        for _ in 0..n.min(self.cap_bufs.len()) {
+            let mut fd = -1;
+            self.call(self.media, Req::RequestAlloc, Arg::Int(&mut fd))?;
+            self.requests.push(fd);
+        }
         Ok(())
     }
 
-    fn encode_request(
+    fn set_queue_depth(&mut self, n: usize) {
+        self.want_queued = n.clamp(1, MAX_QUEUED);
+    }
+
+    fn queue_depth(&self) -> usize {
+        self.requests.len().max(1)
+    }
+
+    fn submit(
         &mut self,
         frame: &[u8],
         timestamp: u64,
         params: Option<&v4l2_ctrl_h264_encode_params>,
         rc: Option<&v4l2_ctrl_h264_encode_rc>,
-    ) -> Result<Completed, String> {
+    ) -> Result<(), String> {
+        if self.requests.is_empty() {
+            return Err("not streaming".into());
+        }
+        if self.queued.len() >= self.requests.len() {
+            return Err(format!(
+                "{}: {} requests queued, as many as it has buffers",
+                self.path,
+                self.queued.len()
+            ));
+        }
+        // Requests complete in the order they were queued, so the buffer
+        // after the newest queued is the oldest free one.
+        let index = self.queued_next;
+        let request = self.requests[index];
         let (mut p, mut r) = (params.copied(), rc.copied());
         let mut ctrls = Vec::new();
         if let Some(p) = p.as_mut() {
@@ -505,37 +609,35 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             ));
         }
         if !ctrls.is_empty() {
-            self.ext_ctrls(Req::SExtCtrls, V4L2_CTRL_WHICH_REQUEST_VAL, &mut ctrls)?;
+            self.ext_ctrls(
+                Req::SExtCtrls,
+                V4L2_CTRL_WHICH_REQUEST_VAL,
+                request,
+                &mut ctrls,
+            )?;
         }
-        let used = self.fill_source(frame)?;
-        let n = used.len();
-        let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
-        for ((p, u), m) in planes.iter_mut().zip(used).zip(&self.out_buf) {
-            p.bytesused = u;
-            p.length = m.len as u32;
-        }
-        let mut b = buffer(OUTPUT, &mut planes[..n]);
-        b.flags = V4L2_BUF_FLAG_REQUEST_FD;
-        b.__bindgen_anon_1.request_fd = self.request;
-        b.timestamp = timeval {
-            tv_sec: (timestamp / 1_000_000_000) as _,
-            tv_usec: (timestamp % 1_000_000_000 / 1000) as _,
-        };
-        self.call(self.video, Req::QBuf, Arg::Buf(&mut b))?;
-        // The request first: one the driver refuses (a per-frame control
-        // missing) is reinitialized, its OUTPUT buffer returns, and no
-        // CAPTURE buffer waits in the queue for a frame that never comes.
-        if let Err(e) = self.call(self.request, Req::RequestQueue, Arg::None) {
-            self.call(self.request, Req::RequestReinit, Arg::None)?;
-            return Err(e);
+        // A request that is not queued in the end is reinitialized: the
+        // controls set in it must not ride with the next frame.
+        let queued = self.queue_source(index, request, frame, timestamp);
+        if queued.is_err() {
+            self.call(request, Req::RequestReinit, Arg::None)?;
+            return queued;
         }
         let mut cplanes = [v4l2_plane {
-            length: self.cap_buf.as_ref().map_or(0, |m| m.len as u32),
+            length: self.cap_bufs[index].len as u32,
             ..Default::default()
         }];
-        let mut cb = buffer(CAPTURE, &mut cplanes);
+        let mut cb = buffer(CAPTURE, index as u32, &mut cplanes);
         self.call(self.video, Req::QBuf, Arg::Buf(&mut cb))?;
-        match self.k.poll_pri(self.request, REQUEST_TIMEOUT_MS) {
+        self.queued.push_back(index);
+        self.queued_next = (index + 1) % self.requests.len();
+        Ok(())
+    }
+
+    fn reap(&mut self) -> Result<Completed, String> {
+        let index = self.queued.pop_front().ok_or("no request queued")?;
+        let request = self.requests[index];
+        match self.k.poll_pri(request, REQUEST_TIMEOUT_MS) {
             Ok(true) => {}
             Ok(false) => {
                 return Err(format!(
@@ -545,27 +647,33 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             }
             Err(e) => return Err(format!("poll on the request: {}", errno_name(e))),
         }
+        let n = self.src.sizeimage.len();
         let mut planes = [v4l2_plane::default(); VIDEO_MAX_PLANES as usize];
-        let mut b = buffer(OUTPUT, &mut planes[..n]);
+        let mut b = buffer(OUTPUT, 0, &mut planes[..n]);
         self.call(self.video, Req::DqBuf, Arg::Buf(&mut b))?;
         let mut cplanes = [v4l2_plane::default()];
-        let mut cb = buffer(CAPTURE, &mut cplanes);
+        let mut cb = buffer(CAPTURE, 0, &mut cplanes);
         self.call(self.video, Req::DqBuf, Arg::Buf(&mut cb))?;
+        if (b.index as usize, cb.index as usize) != (index, index) {
+            return Err(format!(
+                "{}: request {index} completed with source buffer {} and CAPTURE buffer {}",
+                self.path, b.index, cb.index
+            ));
+        }
         let mut fb = v4l2_ctrl_h264_encode_feedback::default();
         self.ext_ctrls(
             Req::GExtCtrls,
             V4L2_CTRL_WHICH_REQUEST_VAL,
+            request,
             &mut [ctrl_ptr(
                 V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK,
                 &mut fb as *mut _ as *mut u8,
                 std::mem::size_of_val(&fb),
             )],
         )?;
-        self.call(self.request, Req::RequestReinit, Arg::None)?;
+        self.call(request, Req::RequestReinit, Arg::None)?;
 
-        let Some(m) = &self.cap_buf else {
-            return Err("not streaming".into());
-        };
+        let m = &self.cap_bufs[index];
         let (start, used) = (
             cplanes[0].data_offset as usize,
             cplanes[0].bytesused as usize,
@@ -585,8 +693,10 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             (true, e) => -(e.min(4095) as i32),
         };
         if error != 0 {
+            let ts =
+                cb.timestamp.tv_sec as u64 * 1_000_000_000 + cb.timestamp.tv_usec as u64 * 1000;
             self.last_error = Some(format!(
-                "the CAPTURE buffer of timestamp {timestamp} came back with V4L2_BUF_FLAG_ERROR, feedback error {}",
+                "the CAPTURE buffer of timestamp {ts} came back with V4L2_BUF_FLAG_ERROR, feedback error {}",
                 fb.error
             ));
         }
@@ -599,6 +709,23 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             stats: None,
             rec_slot: 0,
         })
+    }
+
+    fn encode_request(
+        &mut self,
+        frame: &[u8],
+        timestamp: u64,
+        params: Option<&v4l2_ctrl_h264_encode_params>,
+        rc: Option<&v4l2_ctrl_h264_encode_rc>,
+    ) -> Result<Completed, String> {
+        if !self.queued.is_empty() {
+            return Err(format!(
+                "{}: requests are queued: reap them first",
+                self.path
+            ));
+        }
+        self.submit(frame, timestamp, params, rc)?;
+        self.reap()
     }
 
     fn recon(&mut self, _slot: u32) -> Option<Result<Vec<u8>, String>> {
