@@ -44,8 +44,9 @@ pub struct Dequeued {
     pub completed: Completed,
     /// The frame's reconstruction (I420), read as the frame completed.
     pub recon: Option<Vec<u8>>,
-    /// How long the device took for the frame, from its start on the
-    /// device's thread: the encoder alone, without the client's work.
+    /// The device's time for the frame, on its thread, without the
+    /// client's work: its coding, for a device that codes each frame as it
+    /// comes; the wait for it, for one that takes requests queued.
     pub seconds: f64,
 }
 
