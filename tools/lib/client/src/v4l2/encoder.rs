@@ -761,6 +761,10 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
     }
 
     fn finish(&mut self) -> Result<(), String> {
+        // STREAMOFF would cancel the requests still queued: they complete first.
+        while !self.queued.is_empty() {
+            self.reap()?;
+        }
         let mut cmd = v4l2_encoder_cmd {
             cmd: V4L2_ENC_CMD_STOP,
             ..Default::default()

@@ -102,8 +102,13 @@ impl Kernel for System {
         loop {
             // SAFETY: one valid pollfd.
             let r = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+            // media_request_poll() answers POLLERR for a request that is
+            // neither queued nor complete: that is no completion.
+            if r > 0 && p.revents & libc::POLLERR != 0 {
+                return Err(libc::EINVAL);
+            }
             if r >= 0 {
-                return Ok(r > 0);
+                return Ok(r > 0 && p.revents & libc::POLLPRI != 0);
             }
             let e = last_errno();
             if e != libc::EINTR {

@@ -1,8 +1,20 @@
 //! The arguments of the ioctls, read as the kernel reads them from userspace.
 
-use super::MAX_PLANES;
 use crate::v4l2::kernel::Errno;
 use crate::v4l2::sys::*;
+
+/// VB2_MAX_PLANES.
+pub(super) const MAX_PLANES: u32 = 8;
+
+/// The name of a per-frame control in the log.
+pub(super) fn ctrl_name(id: u32) -> String {
+    match id {
+        V4L2_CID_STATELESS_H264_ENCODE_PARAMS => "PARAMS".into(),
+        V4L2_CID_STATELESS_H264_ENCODE_RC => "RC".into(),
+        V4L2_CID_STATELESS_H264_ENCODE_FEEDBACK => "FEEDBACK".into(),
+        _ => format!("{id:#x}"),
+    }
+}
 
 /// The controls of a v4l2_ext_controls, as copy_from_user would read them.
 pub(super) fn controls(c: &v4l2_ext_controls) -> Result<Vec<v4l2_ext_control>, Errno> {

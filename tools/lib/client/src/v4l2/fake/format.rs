@@ -101,4 +101,22 @@ impl OutFormat {
             _ => None,
         }
     }
+
+    /// The packed frame of the visible `w`x`h` the virtual device codes,
+    /// read from the planes of a source buffer at this format's strides.
+    pub(super) fn frame(&self, (w, h): (u32, u32), planes: &[Vec<u8>]) -> Option<Vec<u8>> {
+        let fmt = self.layout()?;
+        // The rows as wide as the H1 reads them, the client's padding
+        // included: the virtual device takes them as they are.
+        let (w4, h) = (hantro_vdev::read_width(w) as usize, h as usize);
+        let mut frame = Vec::with_capacity(fmt.frame_len(w4 as u32, h as u32));
+        // hantro's source formats hold component k in buffer plane k.
+        for (p, (row, rows, _)) in fmt.components(w4, h).into_iter().enumerate() {
+            let bpl = self.planes[p].0 as usize;
+            for r in 0..rows {
+                frame.extend_from_slice(&planes[p][r * bpl..][..row]);
+            }
+        }
+        Some(frame)
+    }
 }

@@ -1,12 +1,12 @@
 //! Tests of the modelled kernel side.
 
 use super::*;
-use crate::device::{Device, PixelFormat};
+use crate::device::{Completed, Device, PixelFormat};
 use crate::session::{configure, RcMode, StreamConfig};
 use crate::v4l2::V4l2Encoder;
 use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
 
-fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
+pub(super) fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
     StreamConfig {
         format,
         rc: Some(RcMode::Cbr),
@@ -18,7 +18,13 @@ fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig 
 }
 
 /// A clip in `format`, frame by frame.
-fn frames(name: &str, w: usize, h: usize, n: usize, format: PixelFormat) -> Vec<Vec<u8>> {
+pub(super) fn frames(
+    name: &str,
+    w: usize,
+    h: usize,
+    n: usize,
+    format: PixelFormat,
+) -> Vec<Vec<u8>> {
     let i420 = h264_oracle::clip(name, w, h, n);
     i420.chunks(w * h * 3 / 2)
         .map(|f| match format {
@@ -39,7 +45,7 @@ fn frames(name: &str, w: usize, h: usize, n: usize, format: PixelFormat) -> Vec<
 }
 
 /// Configures `d` and encodes `clip`; client-driven streams get QP 30 on every frame.
-fn encode_all(
+pub(super) fn encode_all(
     d: &mut dyn Device,
     cfg: &StreamConfig,
     clip: &[Vec<u8>],
@@ -74,7 +80,7 @@ fn both(cfg: &StreamConfig, clip: &[Vec<u8>], k: FakeKernel) -> (Vec<u8>, Vec<u8
     (join(got), join(want), calls)
 }
 
-fn same_stream(got: &[u8], reference: &[u8]) {
+pub(super) fn same_stream(got: &[u8], reference: &[u8]) {
     let at = got.iter().zip(reference).position(|(a, b)| a != b);
     assert!(
         got == reference,
@@ -146,7 +152,7 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
 }
 
 /// The buffer of a v4l2_buffer call with `n` plane elements.
-fn raw_buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
+pub(super) fn raw_buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
     let mut b = v4l2_buffer {
         type_: ty,
         memory: V4L2_MEMORY_MMAP,
@@ -157,11 +163,8 @@ fn raw_buffer(ty: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
     b
 }
 
-/// A client that knows only single-plane sources (the CLI before it
-/// spoke hantro's formats) is refused at every step where the kernel
-/// refuses it: the model cannot silently take one-plane buffers again.
 /// Sets both per-frame controls, all zero, in request `fd`.
-fn set_per_frame_ctrls(k: &mut FakeKernel, fd: i32) {
+pub(super) fn set_per_frame_ctrls(k: &mut FakeKernel, fd: i32) -> Result<(), Errno> {
     let mut p = v4l2_ctrl_h264_encode_params::default();
     let mut r = v4l2_h264enc_uapi::v4l2_ctrl_h264_encode_rc::default();
     let mut ctrls = [
@@ -190,9 +193,11 @@ fn set_per_frame_ctrls(k: &mut FakeKernel, fd: i32) {
     };
     c.__bindgen_anon_1.which = V4L2_CTRL_WHICH_REQUEST_VAL;
     k.ioctl(VIDEO_FD, Req::SExtCtrls, Arg::ExtCtrls(&mut c))
-        .unwrap();
 }
 
+/// A client that knows only single-plane sources (the CLI before it
+/// spoke hantro's formats) is refused at every step where the kernel
+/// refuses it: the model cannot silently take one-plane buffers again.
 #[test]
 fn a_single_plane_client_is_refused() {
     for (asked, w, h) in [
@@ -276,7 +281,7 @@ fn a_single_plane_client_is_refused() {
             assert_eq!(p.length, layout[i].1);
             // SAFETY: mem_offset is the member of MMAP planes.
             let off = unsafe { p.m.mem_offset };
-            assert_eq!(off, (i * PAGE) as u32);
+            assert_eq!(off, i as u32 * PAGE);
             assert!(k.mmap(VIDEO_FD, p.length as usize, off).is_ok());
         }
         // A plane that claims more bytes than it has is refused.
@@ -305,7 +310,7 @@ fn a_single_plane_client_is_refused() {
         for (p, l) in three.iter_mut().zip(&layout) {
             p.bytesused = l.1;
         }
-        set_per_frame_ctrls(&mut k, fd);
+        set_per_frame_ctrls(&mut k, fd).unwrap();
         k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut b)).unwrap();
         let mut rb = v4l2_requestbuffers {
             count: 1,
@@ -320,7 +325,7 @@ fn a_single_plane_client_is_refused() {
         let mut one = [v4l2_plane::default()];
         let mut cb = raw_buffer(CAPTURE, &mut one);
         k.ioctl(VIDEO_FD, Req::QBuf, Arg::Buf(&mut cb)).unwrap();
-        k.ioctl(REQUEST_FD, Req::RequestQueue, Arg::None).unwrap();
+        k.ioctl(fd, Req::RequestQueue, Arg::None).unwrap();
         // The done OUTPUT buffer comes back only into an array of three.
         let mut one = [v4l2_plane::default()];
         let mut b = raw_buffer(OUTPUT, &mut one);
