@@ -25,7 +25,10 @@
 #      killed with SIGKILL in mid-stream, a 1000-frame run: every stream
 #      byte-identical to the virtual device's;
 #   5. gst-launch-1.0 with the element on the encoder node: the same stream
-#      as the element on the virtual device, every frame decoded;
+#      as the element on the virtual device, every frame decoded; and the
+#      element's appsrc tests of events and changes (force-key-unit events,
+#      a bit rate change while playing, new caps, frames in flight) with the
+#      node as their device;
 #   6. no WARNING, BUG, lockdep, KASAN or kmemleak report (two scans after
 #      everything, the files closed) and no sleeping in atomic context in the
 #      guest's kernel log (h1-vm.sh exits 3).
@@ -154,6 +157,33 @@ GST_REGISTRY_1_0=/tmp/gst-registry.bin GST_PLUGIN_SYSTEM_PATH_1_0=/tmp/gst-plugi
 echo \$? >gst.status
 GST
 
+# The element's events and changes on the real driver: its appsrc/appsink
+# tests of force-key-unit events (down- and upstream), a bit rate change
+# while playing, new caps and frames in flight, run in the guest with the
+# encoder node as their device. Their clips are made here: the guest sees
+# the clip cache read-only.
+element_tests="forced_key_frames_and_a_bit_rate_change_while_playing
+	an_upstream_key_unit_request_gives_an_idr_picture
+	new_caps_drain_and_restart_with_new_parameter_sets
+	frames_in_flight_keep_the_stream_its_order_and_the_latency_they_add"
+element_bin=$(cd "$here" && cargo test --release -q -p gst-v4l2slh264enc --test element --no-run \
+	--message-format=json | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "element":
+        print(m["executable"])')
+[ -x "$element_bin" ] || fail "no test binary of the element"
+for c in 320x240:90 176x144:20 176x144:5 320x240:5 176x144:12; do
+	"$here/tools/testing/content/make-clip.sh" meadow "${c%:*}" "${c#*:}" yuv >/dev/null
+done
+cat >"$out/gst-events" <<EVENTS
+ln -sf "$gst_plugins/libgstapp.so" /tmp/gst-plugins/
+GST_PLUGIN_PATH= V4L2SLH264ENC_TEST_DEVICE=\$1 H264ENC_CONTENT_DIR=${H264ENC_CONTENT_DIR:-$HOME/.cache/h264enc-content} \\
+	GST_REGISTRY_1_0=/tmp/gst-registry-events.bin GST_PLUGIN_SYSTEM_PATH_1_0=/tmp/gst-plugins \\
+	$element_bin --exact --test-threads 1 $(echo $element_tests) >gst-events.log 2>&1
+echo \$? >gst-events.status
+EVENTS
+
 t0=$(date +%s)
 rc=0
 H1_VM_DMESG=$out/dmesg H1_VM_KMEMLEAK=$out/kmemleak H1_VM_QUIET=1 H1_VM_EMU_ARGS="$faults" \
@@ -167,6 +197,7 @@ H1_VM_DMESG=$out/dmesg H1_VM_KMEMLEAK=$out/kmemleak H1_VM_QUIET=1 H1_VM_EMU_ARGS
 	sh encode-all "$H1_DEVICE" dev
 	sh load "$H1_DEVICE" 2>load.err
 	sh gst "$H1_DEVICE"
+	sh gst-events "$H1_DEVICE"
 ' h1-vm-check "$out" || rc=$?
 [ "$rc" -ne 3 ] || fail "the guest's kernel log holds a report (above)"
 [ "$rc" -eq 0 ] || fail "the VM run failed (exit $rc)"
@@ -306,6 +337,9 @@ frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream
 	-of csv=p=0 "$out/gst.dev.h264")
 [ "$frames" = 15 ] || fail "the element's stream decodes to ${frames:-no} frames, not 15"
 echo "h1-vm-check: gst-launch-1.0 with v4l2slh264enc on the device, from YUY2: 15 frames decoded, the virtual device's stream"
+[ "$(cat "$out/gst-events.status")" = 0 ] && grep -q "^test result: ok. 4 passed" "$out/gst-events.log" ||
+	{ cat "$out/gst-events.log" >&2; fail "the element's event tests failed on the device"; }
+echo "h1-vm-check: the element on the device: forced key units down- and upstream, a bit rate change while playing, new caps, 1, 2 and 4 frames in flight (4 appsrc tests pass)"
 
 # h1-vm.sh exits 3 on any unreferenced object: this is the figure, and the
 # proof that the scans ran.

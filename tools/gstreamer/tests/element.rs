@@ -157,6 +157,10 @@ fn pipeline(
     init();
     let src = gst_app::AppSrc::builder().format(gst::Format::Time).build();
     let enc = gst::ElementFactory::make("v4l2slh264enc").build().unwrap();
+    // scripts/h1-vm-check.sh runs these pipelines on the real driver too.
+    if let Ok(dev) = std::env::var("V4L2SLH264ENC_TEST_DEVICE") {
+        enc.set_property("device", dev);
+    }
     for (k, v) in props {
         enc.set_property_from_str(k, v);
     }
