@@ -27,12 +27,46 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::thread::JoinHandle;
 use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, v4l2_ctrl_h264_encode_rc};
 
+/// A frame submitted to a device that takes requests queued.
+struct Submitted {
+    /// The device's message when it refused the frame: its result.
+    refused: Option<String>,
+    read_recon: bool,
+}
+
 /// The device and what the thread knows of it.
 struct Worker {
     dev: Box<dyn Device>,
-    /// The frames submitted and not reaped, oldest first: `Some` the
-    /// message of one the device refused, which its reaping returns.
-    submitted: VecDeque<Option<String>>,
+    /// The frames submitted and not reaped, oldest first.
+    submitted: VecDeque<Submitted>,
+    /// Where completed frames go, in the order they were queued.
+    done: Sender<Result<Dequeued, String>>,
+}
+
+impl Worker {
+    /// Waits for the oldest frame submitted and sends its result.
+    fn reap_oldest(&mut self) {
+        let Some(s) = self.submitted.pop_front() else {
+            return;
+        };
+        let start = std::time::Instant::now();
+        let r = match s.refused {
+            Some(e) => Err(e),
+            None => self.dev.reap(),
+        };
+        let _ = self
+            .done
+            .send(finish(self.dev.as_mut(), r, s.read_recon, start));
+    }
+
+    /// Completes every frame submitted: a control set after them must not
+    /// act on the frames queued before it, as it would on a driver that
+    /// has not started them yet.
+    fn drain(&mut self) {
+        while !self.submitted.is_empty() {
+            self.reap_oldest();
+        }
+    }
 }
 
 /// One call for the device's thread.
@@ -53,7 +87,6 @@ pub struct Dequeued {
 /// The handle of a device running on its own thread.
 pub struct DeviceThread {
     calls: Option<Sender<Call>>,
-    completed_tx: Sender<Result<Dequeued, String>>,
     completed: Receiver<Result<Dequeued, String>>,
     in_flight: usize,
     read_recon: bool,
@@ -72,6 +105,8 @@ impl DeviceThread {
     {
         let (calls, todo) = channel::<Call>();
         let (opened_tx, opened) = channel();
+        // The worker holds the only sender: a thread that ended closes it.
+        let (done, completed) = channel();
         let thread = std::thread::Builder::new()
             .name("h264enc-device".into())
             .spawn(move || {
@@ -82,6 +117,7 @@ impl DeviceThread {
                         Worker {
                             dev,
                             submitted: VecDeque::new(),
+                            done,
                         }
                     }
                     Err(e) => {
@@ -96,10 +132,8 @@ impl DeviceThread {
             })
             .map_err(|e| format!("cannot start the device's thread: {e}"))?;
         opened.recv().map_err(|_| GONE.to_string())??;
-        let (completed_tx, completed) = channel();
         Ok(DeviceThread {
             calls: Some(calls),
-            completed_tx,
             completed,
             in_flight: 0,
             read_recon: false,
@@ -137,8 +171,9 @@ impl DeviceThread {
             .map_err(|_| GONE.to_string())
     }
 
-    /// Runs `f` on the device's thread, after every call sent before it, and
-    /// waits for its answer.
+    /// Runs `f` on the device's thread, after every call sent before it and
+    /// once the frames submitted before it completed, and waits for its
+    /// answer.
     fn call<R, F>(&self, f: F) -> Result<R, String>
     where
         R: Send + 'static,
@@ -146,6 +181,7 @@ impl DeviceThread {
     {
         let (tx, rx) = channel();
         self.send(Box::new(move |w| {
+            w.drain();
             let _ = tx.send(f(w.dev.as_mut()));
         }))?;
         rx.recv().map_err(|_| GONE.to_string())
@@ -161,20 +197,23 @@ impl DeviceThread {
         params: Option<v4l2_ctrl_h264_encode_params>,
         rc: Option<v4l2_ctrl_h264_encode_rc>,
     ) -> Result<(), String> {
-        let (done, read_recon) = (self.completed_tx.clone(), self.read_recon);
+        let read_recon = self.read_recon;
         self.send(Box::new(move |w| {
             if w.dev.queue_depth() > 1 {
                 let r = w
                     .dev
                     .submit(&frame, timestamp, params.as_ref(), rc.as_ref());
-                w.submitted.push_back(r.err());
+                w.submitted.push_back(Submitted {
+                    refused: r.err(),
+                    read_recon,
+                });
                 return;
             }
             let start = std::time::Instant::now();
             let r = w
                 .dev
                 .encode_request(&frame, timestamp, params.as_ref(), rc.as_ref());
-            let _ = done.send(finish(w.dev.as_mut(), r, read_recon, start));
+            let _ = w.done.send(finish(w.dev.as_mut(), r, read_recon, start));
         }))?;
         self.in_flight += 1;
         Ok(())
@@ -186,19 +225,9 @@ impl DeviceThread {
             return Err("no frame in flight".into());
         }
         // A device that took the frame queued is waited for now; one that
-        // coded it as it came has its result waiting.
-        let (done, read_recon) = (self.completed_tx.clone(), self.read_recon);
-        self.send(Box::new(move |w| {
-            let Some(refused) = w.submitted.pop_front() else {
-                return;
-            };
-            let start = std::time::Instant::now();
-            let r = match refused {
-                Some(e) => Err(e),
-                None => w.dev.reap(),
-            };
-            let _ = done.send(finish(w.dev.as_mut(), r, read_recon, start));
-        }))?;
+        // coded it as it came, or whose frames a call drained, has its
+        // result waiting.
+        self.send(Box::new(Worker::reap_oldest))?;
         let r = self.completed.recv().map_err(|_| GONE.to_string())?;
         self.in_flight -= 1;
         r

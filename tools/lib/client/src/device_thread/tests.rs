@@ -252,12 +252,48 @@ impl Device for TwoQueued {
     fn last_log(&self) -> Option<String> {
         None
     }
-    fn set_bitrate(&mut self, _: u32, _: u32) -> Result<(), String> {
+    fn set_bitrate(&mut self, bitrate: u32, _: u32) -> Result<(), String> {
+        self.log.lock().unwrap().push(format!("bitrate {bitrate}"));
         Ok(())
     }
     fn finish(&mut self) -> Result<(), String> {
         Ok(())
     }
+}
+
+#[test]
+fn a_control_waits_for_the_frames_queued_before_it() {
+    // A driver would apply a bit rate set now to a request queued before
+    // it that has not started: the thread completes those first.
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    let mut d = DeviceThread::spawn(3, move || {
+        Ok(Box::new(TwoQueued {
+            log: l,
+            queued: VecDeque::new(),
+        }))
+    })
+    .unwrap();
+    d.queue(vec![0], 10, None, None).unwrap();
+    d.queue(vec![0], 20, None, None).unwrap();
+    d.set_bitrate(500_000, 500_000).unwrap();
+    d.queue(vec![0], 40, None, None).unwrap();
+    let got: Vec<Vec<u8>> = (0..3)
+        .map(|_| d.dequeue().unwrap().completed.payload)
+        .collect();
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "submit 10",
+            "submit 20",
+            "reap 10",
+            "reap 20",
+            "bitrate 500000",
+            "submit 40",
+            "reap 40"
+        ]
+    );
+    assert_eq!(got, [10u64, 20, 40].map(|t| t.to_le_bytes().to_vec()));
 }
 
 #[test]
