@@ -11,7 +11,8 @@ fn main() {
         top.join("drivers/media/platform/verisilicon/hantro_h1_h264_enc.c"),
         top.join("drivers/media/platform/verisilicon/hantro_h1_h264_enc_ctrls.c"),
         top.join("drivers/media/v4l2-core/v4l2-h264-enc-ctrls.c"),
-        here.join("shim/shim.c"),
+        here.join("shim/kernel.c"),
+        here.join("shim/harness.c"),
     ];
     let includes = [
         here.join("shim/include"),

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Kernel API stand-ins and the virtual device flow around the real hantro H1
- * H.264 backend (drivers/media/platform/verisilicon/hantro_h1_h264_enc.c) and
- * the real control validation (drivers/media/v4l2-core/v4l2-h264-enc-ctrls.c).
+ * The virtual device above the driver: what the V4L2 core, the control
+ * framework and v4l2-mem2mem do around the real hantro H1 H.264 backend
+ * (drivers/media/platform/verisilicon/hantro_h1_h264_enc.c) and the real
+ * control validation (drivers/media/v4l2-core/v4l2-h264-enc-ctrls.c),
+ * behind the small API of vdev.h: format, controls, one request per frame.
+ * The kernel below the driver is kernel.c.
  */
-#include <stdarg.h>
 #include "hantro.h"
 #include "hantro_h1_regs.h"
 #include <media/v4l2-h264-enc.h>
@@ -25,63 +27,6 @@ struct vdev {
 	struct v4l2_ctrl_h264_encode_feedback feedback;
 	u32 stats[HANTRO_H1_H264_ENC_STATS_LEN];
 };
-
-void kshim_log(struct device *dev, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	vdev_host_log(dev->host, msg);
-}
-
-void *dma_alloc_coherent(struct device *dev, size_t size, dma_addr_t *dma, gfp_t gfp)
-{
-	(void)gfp;
-	return vdev_host_dma_alloc(dev->host, size, dma);
-}
-
-void dma_free_coherent(struct device *dev, size_t size, void *cpu, dma_addr_t dma)
-{
-	(void)size;
-	(void)dma;
-	vdev_host_dma_free(dev->host, cpu);
-}
-
-void vepu_write_relaxed(struct hantro_dev *vpu, u32 val, u32 reg)
-{
-	vdev_host_reg_write(vpu->host, reg, val);
-}
-
-void vepu_write(struct hantro_dev *vpu, u32 val, u32 reg)
-{
-	vdev_host_reg_write(vpu->host, reg, val);
-}
-
-u32 vepu_read(struct hantro_dev *vpu, u32 reg)
-{
-	return vdev_host_reg_read(vpu->host, reg);
-}
-
-struct v4l2_ctrl *v4l2_ctrl_find(struct v4l2_ctrl_handler *hdl, u32 id)
-{
-	unsigned int i;
-
-	for (i = 0; i < hdl->count; i++)
-		if (hdl->ctrls[i].id == id)
-			return &hdl->ctrls[i];
-	return NULL;
-}
-
-int v4l2_ctrl_s_ctrl_compound(struct v4l2_ctrl *ctrl, u32 type, const void *p)
-{
-	if (ctrl->type != type)
-		return -EINVAL;
-	memcpy(ctrl->p_cur.p, p, ctrl->size);
-	return 0;
-}
 
 static struct v4l2_ctrl *add_ctrl(struct vdev *v, u32 id, u32 type, void *p, u32 size, s32 def)
 {
