@@ -242,6 +242,7 @@ fn encode(
     props: &[(&str, &str)],
     mut before: impl FnMut(usize, &gst_app::AppSrc, &gst::Element),
 ) -> Vec<gst::Sample> {
+    init();
     let caps = gst::Caps::builder("video/x-raw")
         .field("format", format)
         .field("width", w as i32)

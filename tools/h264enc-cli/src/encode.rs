@@ -227,7 +227,8 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
             let why = format!(
                 "frame {i} failed on the device: {}{}",
                 hantro_vdev::Errno(done.completed.error),
-                d.last_log()
+                done.log
+                    .as_ref()
                     .map_or(String::new(), |m| format!(" (driver: {m})"))
             );
             if tries == a.retries || d.in_flight() > 0 {

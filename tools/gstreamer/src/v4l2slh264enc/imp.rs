@@ -485,9 +485,9 @@ impl V4l2SlH264Enc {
             gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", e]);
             gst::FlowError::Error
         })?;
+        let why = done.log.unwrap_or_default();
         let done = done.completed;
         if done.error != 0 {
-            let why = st.dev.last_log().unwrap_or_default();
             gst::element_imp_error!(
                 self,
                 gst::StreamError::Encode,

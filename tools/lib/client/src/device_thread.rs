@@ -78,6 +78,9 @@ pub struct Dequeued {
     pub completed: Completed,
     /// The frame's reconstruction (I420), read as the frame completed.
     pub recon: Option<Vec<u8>>,
+    /// The device's message about the frame when it failed, read as it
+    /// completed (a later frame's would replace it).
+    pub log: Option<String>,
     /// The device's time for the frame, on its thread, without the
     /// client's work: its coding, for a device that codes each frame as it
     /// comes; the wait for it, for one that takes requests queued.
@@ -247,9 +250,11 @@ fn finish(
         (true, 0) => d.recon(completed.rec_slot).transpose()?,
         _ => None,
     };
+    let log = (completed.error != 0).then(|| d.last_log()).flatten();
     Ok(Dequeued {
         completed,
         recon,
+        log,
         seconds: start.elapsed().as_secs_f64(),
     })
 }
