@@ -79,6 +79,8 @@ struct State {
     /// The input state, the reference of the output caps.
     input: gst_video::VideoCodecState<'static, gst_video::video_codec_state::Readable>,
     caps_sent: bool,
+    /// A flush dropped the pictures before: the next must not refer to them.
+    idr_next: bool,
     rate_control: RateControl,
     /// The profile the output caps name (downstream's choice, or the SPS's).
     profile: &'static str,
@@ -628,7 +630,7 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
     }
 
     /// A seek: the frames in flight complete and are dropped, as the base
-    /// class drops its own.
+    /// class drops its own, and the next frame is an IDR picture.
     fn flush(&self) -> bool {
         if let Some(st) = self
             .state
@@ -639,6 +641,8 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             while st.in_flight.pop_front().is_some() {
                 let _ = st.dev.dequeue();
             }
+            // Downstream flushed the pictures the next one would refer to.
+            st.idr_next = true;
         }
         true
     }
@@ -648,6 +652,13 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
         state: &gst_video::VideoCodecState<'static, gst_video::video_codec_state::Readable>,
     ) -> Result<(), gst::LoggableError> {
         let info = state.info().clone();
+        // New caps: the frames of the old ones go out first, and the old
+        // device closes before the settings are read for the new one.
+        self.drain()
+            .map_err(|e| gst::loggable_error!(CAT, "draining before new caps: {e:?}"))?;
+        if let Some(mut old) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = old.dev.finish();
+        }
         let s = self
             .settings
             .lock()
@@ -677,12 +688,6 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
                 return Err(gst::loggable_error!(CAT, "{}", e));
             }
         };
-        // New caps: the frames of the old ones go out first.
-        self.drain()
-            .map_err(|e| gst::loggable_error!(CAT, "draining before new caps: {e:?}"))?;
-        if let Some(mut old) = self.state.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let _ = old.dev.finish();
-        }
         let depth = s.in_flight.max(1) as usize;
         let opened = if s.device == "virtual" {
             DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))
@@ -714,9 +719,19 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             info,
             input: state.clone(),
             caps_sent: false,
+            idr_next: false,
             rate_control: s.rate_control,
             profile: profile_name,
         });
+        // A bit rate set while the device opened reached only the settings.
+        let now = self
+            .settings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        if now.bitrate != s.bitrate {
+            self.apply_bitrate(now.bitrate, peak_of(&now).unwrap_or(now.bitrate));
+        }
         Ok(())
     }
 
@@ -737,6 +752,7 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
         if frame
             .flags()
             .contains(gst_video::VideoCodecFrameFlags::FORCE_KEYFRAME)
+            || std::mem::take(&mut st.idr_next)
         {
             params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
         }

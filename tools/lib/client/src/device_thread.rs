@@ -203,6 +203,11 @@ impl DeviceThread {
         let read_recon = self.read_recon;
         self.send(Box::new(move |w| {
             if w.dev.queue_depth() > 1 {
+                // A driver may have given fewer buffers than frames in
+                // flight: the oldest completes to free one.
+                while w.submitted.len() >= w.dev.queue_depth() {
+                    w.reap_oldest();
+                }
                 let r = w
                     .dev
                     .submit(&frame, timestamp, params.as_ref(), rc.as_ref());
@@ -230,10 +235,20 @@ impl DeviceThread {
         // A device that took the frame queued is waited for now; one that
         // coded it as it came, or whose frames a call drained, has its
         // result waiting.
-        self.send(Box::new(Worker::reap_oldest))?;
-        let r = self.completed.recv().map_err(|_| GONE.to_string())?;
-        self.in_flight -= 1;
-        r
+        let r = self
+            .send(Box::new(Worker::reap_oldest))
+            .and_then(|()| self.completed.recv().map_err(|_| GONE.to_string()));
+        match r {
+            Ok(r) => {
+                self.in_flight -= 1;
+                r
+            }
+            // No frame in flight comes back from a thread that ended.
+            Err(e) => {
+                self.in_flight = 0;
+                Err(e)
+            }
+        }
     }
 }
 

@@ -341,3 +341,36 @@ fn a_device_that_takes_requests_queued_has_them_queued_before_the_wait() {
         ]
     );
 }
+
+#[test]
+fn a_device_with_fewer_requests_than_frames_in_flight_frees_the_oldest() {
+    // A driver that gave two buffers where three frames fly: the third
+    // waits for the first, and every frame comes back in order.
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let l = log.clone();
+    let mut d = DeviceThread::spawn(3, move || {
+        Ok(Box::new(TwoQueued {
+            log: l,
+            queued: VecDeque::new(),
+        }))
+    })
+    .unwrap();
+    for ts in [10u64, 20, 40] {
+        d.queue(vec![0], ts, None, None).unwrap();
+    }
+    let got: Vec<Vec<u8>> = (0..3)
+        .map(|_| d.dequeue().unwrap().completed.payload)
+        .collect();
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "submit 10",
+            "submit 20",
+            "reap 10",
+            "submit 40",
+            "reap 20",
+            "reap 40"
+        ]
+    );
+    assert_eq!(got, [10u64, 20, 40].map(|t| t.to_le_bytes().to_vec()));
+}

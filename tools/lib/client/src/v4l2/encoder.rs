@@ -242,6 +242,18 @@ impl<K: Kernel> V4l2Encoder<K> {
     /// driver's strides; the bytes used of each plane.
     fn fill_source(&mut self, index: usize, frame: &[u8]) -> Result<Vec<u32>, String> {
         let l = &self.src;
+        let need = l
+            .components
+            .iter()
+            .map(|c| c.src + c.rows * c.row_bytes)
+            .max()
+            .unwrap_or(0);
+        if frame.len() < need {
+            return Err(format!(
+                "a frame of {} bytes: the source format takes {need}",
+                frame.len()
+            ));
+        }
         let bufs = self.out_bufs.get(index).ok_or("not streaming")?;
         if bufs.len() != l.sizeimage.len() {
             return Err("not streaming".into());
@@ -609,12 +621,17 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             ));
         }
         if !ctrls.is_empty() {
-            self.ext_ctrls(
+            let set = self.ext_ctrls(
                 Req::SExtCtrls,
                 V4L2_CTRL_WHICH_REQUEST_VAL,
                 request,
                 &mut ctrls,
-            )?;
+            );
+            if set.is_err() {
+                // One control may have been taken before the other failed.
+                let _ = self.call(request, Req::RequestReinit, Arg::None);
+                return set;
+            }
         }
         // A request that is not queued in the end is reinitialized: the
         // controls set in it must not ride with the next frame.
@@ -628,10 +645,11 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             ..Default::default()
         }];
         let mut cb = buffer(CAPTURE, index as u32, &mut cplanes);
-        self.call(self.video, Req::QBuf, Arg::Buf(&mut cb))?;
+        // The request is queued whatever CAPTURE says: it stays counted, so
+        // its index is not reused while the driver holds it.
         self.queued.push_back(index);
         self.queued_next = (index + 1) % self.requests.len();
-        Ok(())
+        self.call(self.video, Req::QBuf, Arg::Buf(&mut cb))
     }
 
     fn reap(&mut self) -> Result<Completed, String> {
@@ -693,8 +711,9 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
             (true, e) => -(e.min(4095) as i32),
         };
         if error != 0 {
-            let ts =
-                cb.timestamp.tv_sec as u64 * 1_000_000_000 + cb.timestamp.tv_usec as u64 * 1000;
+            let ts = (cb.timestamp.tv_sec as u64)
+                .saturating_mul(1_000_000_000)
+                .saturating_add((cb.timestamp.tv_usec as u64).saturating_mul(1000));
             self.last_error = Some(format!(
                 "the CAPTURE buffer of timestamp {ts} came back with V4L2_BUF_FLAG_ERROR, feedback error {}",
                 fb.error
