@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+include!("../../lib/uapi/install_headers.rs");
+
 fn main() {
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let top = here.join("../../..").canonicalize().unwrap();
@@ -52,7 +54,8 @@ fn main() {
 
     // The device's own API; the uAPI types it takes come from the uAPI
     // crate, which generates them from the same headers.
-    let installed = PathBuf::from(std::env::var("DEP_V4L2_H264ENC_UAPI_INCLUDE").unwrap());
+    let installed = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("uapi");
+    install_uapi_headers(&top, &installed);
     let bindings = bindgen::Builder::default()
         .header(here.join("shim/vdev.h").to_str().unwrap())
         .clang_arg(format!("-I{}", installed.display()))

@@ -4,25 +4,14 @@
 
 use std::path::PathBuf;
 
+include!("install_headers.rs");
+
 fn main() {
     let here = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let top = here.join("../../..").canonicalize().unwrap();
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let installed = out.join("uapi");
-    std::fs::create_dir_all(installed.join("linux")).unwrap();
-    for h in ["videodev2.h", "v4l2-controls.h"] {
-        let src = top.join("include/uapi/linux").join(h);
-        println!("cargo:rerun-if-changed={}", src.display());
-        let text = std::fs::read_to_string(&src).unwrap();
-        let text: String = text
-            .lines()
-            .filter(|l| l.trim() != "#include <linux/compiler.h>")
-            .map(|l| l.replace("__user ", "") + "\n")
-            .collect();
-        std::fs::write(installed.join("linux").join(h), text).unwrap();
-    }
-    // For build scripts of crates that bind C beside these types.
-    println!("cargo:include={}", installed.display());
+    install_uapi_headers(&top, &installed);
     let hantro = top.join("include/uapi/linux/hantro-media.h");
     println!("cargo:rerun-if-changed={}", hantro.display());
     let header = here.join("uapi.h");
