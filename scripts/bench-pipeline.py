@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 h264enc = os.path.join(here, "target", "release", "h264enc")
@@ -38,13 +39,15 @@ def clip(name, frames):
 
 
 def cli(path, frames, bitrate, in_flight):
+    out = os.path.join(tempfile.gettempdir(), f"bench-pipeline-{os.getpid()}.h264")
     r = subprocess.run(
-        [h264enc, "encode", path, "--size", f"{W}x{H}", "--fps", "30", "-o", "/dev/null",
+        [h264enc, "encode", path, "--size", f"{W}x{H}", "--fps", "30", "-o", out,
          "--bitrate", bitrate, "--in-flight", str(in_flight)],
         check=True,
         capture_output=True,
         text=True,
     )
+    os.remove(out)
     m = re.search(r"speed\s+([\d.]+) frames/s .*the encoder alone ([\d.]+) frames/s", r.stdout)
     if not m:
         sys.exit(f"bench-pipeline: no speed in h264enc's summary:\n{r.stdout}")

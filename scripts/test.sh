@@ -15,11 +15,6 @@ step "rustfmt"
 cargo fmt --all -- --check
 
 step "clippy (workspace, warnings are errors)"
-# Cargo caches its target-info probes in target/.rustc_info.json. On fresh
-# clones here that cache has held a failed probe for clippy-driver after the
-# set-up build (its input was build-script output), and clippy stopped at
-# once; a fresh probe succeeds. Cause not found: probe afresh.
-rm -f target/.rustc_info.json
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 step "product crates depend on no test crate"

@@ -421,12 +421,18 @@ fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
 }
 
 /// Where the stream goes: a file, written as NAME.part and renamed when the
-/// encode succeeds (a failed encode leaves nothing), or standard output
-/// (`-o -`), written as the access units come.
+/// encode succeeds (a failed encode leaves nothing); a device or a pipe named
+/// on the command line (`/dev/null`, a FIFO), written in place, since a
+/// rename would put a file where the device was; or standard output (`-o -`),
+/// written as the access units come.
 enum Output {
     File {
         path: String,
         part: String,
+        file: std::fs::File,
+    },
+    Special {
+        path: String,
         file: std::fs::File,
     },
     Stdout(std::io::BufWriter<std::io::Stdout>),
@@ -441,6 +447,16 @@ impl Output {
             }
             return Ok(Output::Stdout(std::io::BufWriter::new(std::io::stdout())));
         }
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| format!("cannot write {path}: {e}"))?;
+            return Ok(Output::Special {
+                path: path.to_string(),
+                file,
+            });
+        }
         let part = format!("{path}.part");
         let file = std::fs::File::create(&part).map_err(|e| format!("cannot write {path}: {e}"))?;
         Ok(Output::File {
@@ -452,7 +468,7 @@ impl Output {
 
     fn write_all(&mut self, data: &[u8]) -> Result<(), String> {
         match self {
-            Output::File { path, file, .. } => file
+            Output::File { path, file, .. } | Output::Special { path, file } => file
                 .write_all(data)
                 .map_err(|e| format!("cannot write {path}: {e}")),
             // Each access unit goes down the pipe as soon as it is coded.
@@ -469,6 +485,7 @@ impl Output {
                 file.sync_all().ok();
                 std::fs::rename(&part, &path).map_err(|e| format!("cannot write {path}: {e}"))
             }
+            Output::Special { .. } => Ok(()),
             Output::Stdout(mut w) => w
                 .flush()
                 .map_err(|e| format!("cannot write the stream to standard output: {e}")),

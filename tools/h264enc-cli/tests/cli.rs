@@ -497,3 +497,28 @@ fn frames_in_flight_give_the_same_stream_and_reconstruction() {
         "--in-flight 2 cannot be: client-driven rate control",
     );
 }
+
+#[test]
+fn a_pipe_named_as_the_output_stays_a_pipe() {
+    // A device or FIFO named with -o is written in place: the encode must not
+    // rename a finished file over it (as it would have over /dev/null).
+    use std::os::unix::fs::FileTypeExt;
+    let clip = y4m("meadow", 176, 144, 5);
+    let fifo = tmp("out.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let c = std::ffi::CString::new(fifo.display().to_string()).unwrap();
+    // SAFETY: a NUL-terminated path that lives across the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let f = fifo.clone();
+        std::thread::spawn(move || std::fs::read(f).unwrap())
+    };
+    let o = fifo.display().to_string();
+    let e = run(&["encode", &clip, "-o", &o, "--qp", "30"]);
+    assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+    // Before the join: a reader of a FIFO renamed away would wait forever.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let stream = reader.join().unwrap();
+    let dec = h264_oracle::ffmpeg_decode(&stream).unwrap();
+    assert_eq!(dec.len(), 176 * 144 * 3 / 2 * 5);
+}
