@@ -1,7 +1,7 @@
 //! `h264enc encode`: source frames through a stateless encoder device.
 
 use crate::client_rc::{ClientRc, Coprocess, Target};
-use crate::input::{self, Layout};
+use crate::input;
 use crate::report::{FrameStat, Summary};
 use h264enc_client::device::{Device, PixelFormat, VirtualDevice};
 use h264enc_client::device_thread::DeviceThread;
@@ -18,7 +18,7 @@ pub struct EncodeArgs {
     pub output: String,
     pub size: Option<(u32, u32)>,
     pub fps: Option<(u32, u32)>,
-    pub layout: Layout,
+    pub layout: PixelFormat,
     pub rc: Option<RcMode>,
     pub bitrate: Option<u64>,
     pub max_bitrate: Option<u64>,
@@ -110,12 +110,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
         height: f.height,
         fps_num: f.fps_num,
         fps_den: f.fps_den,
-        format: match f.layout {
-            Layout::I420 => PixelFormat::I420,
-            Layout::Nv12 => PixelFormat::Nv12,
-            Layout::Yuyv => PixelFormat::Yuyv,
-            Layout::Uyvy => PixelFormat::Uyvy,
-        },
+        format: f.layout,
         rc: a.rc,
         bitrate: a.bitrate,
         max_bitrate: a.max_bitrate,
@@ -386,20 +381,22 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
 }
 
 /// The frame as I420 for PSNR: NV12 deinterleaved; packed 4:2:2 split, its
-/// chroma of each pair of rows averaged.
+/// chroma of each pair of rows averaged; RGB converted as the stream says
+/// (BT.601, full range) in floating point, a reference the H1's fixed-point
+/// conversion is measured against.
 fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
     let (w, h) = (f.width as usize, f.height as usize);
     match f.layout {
-        Layout::I420 => frame.to_vec(),
-        Layout::Nv12 => {
+        PixelFormat::I420 => frame.to_vec(),
+        PixelFormat::Nv12 => {
             let mut out = frame[..w * h].to_vec();
             let c = &frame[w * h..];
             out.extend(c.iter().step_by(2));
             out.extend(c.iter().skip(1).step_by(2));
             out
         }
-        Layout::Yuyv | Layout::Uyvy => {
-            let (yo, co) = if f.layout == Layout::Yuyv {
+        PixelFormat::Yuyv | PixelFormat::Uyvy => {
+            let (yo, co) = if f.layout == PixelFormat::Yuyv {
                 (0, 1)
             } else {
                 (1, 0)
@@ -417,7 +414,43 @@ fn frame_i420(frame: &[u8], f: input::Format) -> Vec<u8> {
             }
             out
         }
+        rgb => rgb_to_i420(frame, w, h, rgb),
     }
+}
+
+/// R, G and B of pixel `i` of an RGB frame, 8 bits each.
+fn rgb_at(frame: &[u8], i: usize, fmt: PixelFormat) -> [f32; 3] {
+    let at = |o: [usize; 3]| o.map(|k| f32::from(frame[4 * i + k]));
+    match fmt {
+        PixelFormat::Rgb565 => {
+            let v = u16::from_le_bytes([frame[2 * i], frame[2 * i + 1]]);
+            let (r, g, b) = (v >> 11, (v >> 5) & 0x3f, v & 0x1f);
+            [(r << 3 | r >> 2), (g << 2 | g >> 4), (b << 3 | b >> 2)].map(f32::from)
+        }
+        PixelFormat::Bgrx => at([2, 1, 0]),
+        PixelFormat::Rgbx => at([0, 1, 2]),
+        PixelFormat::Xrgb => at([1, 2, 3]),
+        _ => at([3, 2, 1]),
+    }
+}
+
+/// An RGB frame as BT.601 full-range I420, the chroma of each 2x2 block
+/// averaged.
+fn rgb_to_i420(frame: &[u8], w: usize, h: usize, fmt: PixelFormat) -> Vec<u8> {
+    let mut y = vec![0u8; w * h];
+    let (mut cb, mut cr) = (vec![0f32; w * h / 4], vec![0f32; w * h / 4]);
+    for (i, out) in y.iter_mut().enumerate() {
+        let [r, g, b] = rgb_at(frame, i, fmt);
+        let luma = 0.299 * r + 0.587 * g + 0.114 * b;
+        *out = luma.round().clamp(0.0, 255.0) as u8;
+        let c = (i / w / 2) * (w / 2) + (i % w) / 2;
+        cb[c] += (b - luma) * 0.564 / 4.0;
+        cr[c] += (r - luma) * 0.713 / 4.0;
+    }
+    let q = |v: f32| (v + 128.0).round().clamp(0.0, 255.0) as u8;
+    y.extend(cb.into_iter().map(q));
+    y.extend(cr.into_iter().map(q));
+    y
 }
 
 /// Where the stream goes: a file, written as NAME.part and renamed when the
@@ -521,7 +554,7 @@ mod tests {
             output: output.clone(),
             size: Some((176, 144)),
             fps: Some((30, 1)),
-            layout: Layout::I420,
+            layout: PixelFormat::I420,
             rc: None,
             bitrate: Some(300_000),
             max_bitrate: None,

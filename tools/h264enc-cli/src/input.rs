@@ -1,19 +1,9 @@
 //! Reading source frames: YUV4MPEG2 (size, rate and colour format from its
 //! header: 4:2:0, or 4:2:2 given to the device as YUYV) or raw I420, NV12,
-//! YUYV or UYVY with the size given on the command line.
+//! YUYV, UYVY or RGB with the size given on the command line.
 
+use h264enc_client::device::PixelFormat;
 use std::io::{BufRead, BufReader, Read};
-
-/// Pixel layout of the source frames.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    I420,
-    Nv12,
-    /// Packed 4:2:2: Y0 Cb Y1 Cr.
-    Yuyv,
-    /// Packed 4:2:2: Cb Y0 Cr Y1.
-    Uyvy,
-}
 
 /// Geometry and rate of a source.
 #[derive(Clone, Copy, Debug)]
@@ -22,17 +12,13 @@ pub struct Format {
     pub height: u32,
     pub fps_num: u32,
     pub fps_den: u32,
-    pub layout: Layout,
+    pub layout: PixelFormat,
 }
 
 impl Format {
     /// Bytes of one frame.
     pub fn frame_len(&self) -> usize {
-        let luma = self.width as usize * self.height as usize;
-        match self.layout {
-            Layout::I420 | Layout::Nv12 => luma * 3 / 2,
-            Layout::Yuyv | Layout::Uyvy => luma * 2,
-        }
+        self.layout.frame_len(self.width, self.height)
     }
 }
 
@@ -53,7 +39,7 @@ pub fn open(
     path: &str,
     size: Option<(u32, u32)>,
     fps: Option<(u32, u32)>,
-    layout: Layout,
+    layout: PixelFormat,
 ) -> Result<Source, String> {
     let reader: Box<dyn BufRead> = if path == "-" {
         Box::new(BufReader::new(std::io::stdin()))
@@ -185,9 +171,9 @@ impl Source {
             }
         }
         self.format.layout = if self.planar_422.is_some() {
-            Layout::Yuyv
+            PixelFormat::Yuyv
         } else {
-            Layout::I420
+            PixelFormat::I420
         };
         Ok(())
     }

@@ -14,6 +14,7 @@ mod verify;
 use clap::{Parser, Subcommand};
 use encode::{EncodeArgs, Profile, RcMode};
 use h264enc_client::{units, v4l2};
+use h264enc_client::device::PixelFormat;
 
 #[derive(Parser)]
 #[command(
@@ -77,9 +78,12 @@ struct EncodeCli {
     /// Frame rate, N or N/D (raw input; overrides the Y4M header).
     #[arg(long, value_parser = units::parse_fps)]
     fps: Option<(u32, u32)>,
-    /// Raw input pixel format: 4:2:0 planar (i420) or semi-planar (nv12), or
+    /// Raw input pixel format: 4:2:0 planar (i420) or semi-planar (nv12),
     /// packed 4:2:2 (yuyv: Y0 Cb Y1 Cr; uyvy: Cb Y0 Cr Y1), which the H1 reads
-    /// and codes as 4:2:0. A Y4M file says its own (C420 or C422).
+    /// and codes as 4:2:0, or RGB, which it converts to BT.601 full-range
+    /// 4:2:0 (rgb565: little-endian rrrrrggggggbbbbb, ffmpeg's rgb565le;
+    /// bgrx, rgbx, xrgb, xbgr: 4 bytes a pixel in that order, ffmpeg's bgr0,
+    /// rgb0, 0rgb, 0bgr). A Y4M file says its own (C420 or C422).
     #[arg(long, value_enum, default_value = "i420")]
     pix_fmt: PixFmt,
     /// Rate control (default: cbr with --bitrate, else cqp).
@@ -193,6 +197,11 @@ enum PixFmt {
     Nv12,
     Yuyv,
     Uyvy,
+    Rgb565,
+    Bgrx,
+    Rgbx,
+    Xrgb,
+    Xbgr,
 }
 
 fn main() {
@@ -205,10 +214,15 @@ fn main() {
                 size: e.size,
                 fps: e.fps,
                 layout: match e.pix_fmt {
-                    PixFmt::I420 => input::Layout::I420,
-                    PixFmt::Nv12 => input::Layout::Nv12,
-                    PixFmt::Yuyv => input::Layout::Yuyv,
-                    PixFmt::Uyvy => input::Layout::Uyvy,
+                    PixFmt::I420 => PixelFormat::I420,
+                    PixFmt::Nv12 => PixelFormat::Nv12,
+                    PixFmt::Yuyv => PixelFormat::Yuyv,
+                    PixFmt::Uyvy => PixelFormat::Uyvy,
+                    PixFmt::Rgb565 => PixelFormat::Rgb565,
+                    PixFmt::Bgrx => PixelFormat::Bgrx,
+                    PixFmt::Rgbx => PixelFormat::Rgbx,
+                    PixFmt::Xrgb => PixelFormat::Xrgb,
+                    PixFmt::Xbgr => PixelFormat::Xbgr,
                 },
                 rc: e.rc,
                 bitrate: e.bitrate,

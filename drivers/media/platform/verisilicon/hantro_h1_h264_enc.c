@@ -155,9 +155,21 @@ void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx)
 	enc->core = NULL;
 }
 
-static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
-				      struct hantro_ctx *ctx,
-				      struct vb2_buffer *src)
+/*
+ * The conversion coefficients of RGB input (Rockchip MPP's, in 2^-16):
+ * A, B, C of Y = A R + B G + C B, E of Cb = E (B - Y) + 128 and F of
+ * Cr = F (R - Y) + 128, for BT.601 and BT.709, full range.
+ */
+static const u16 hantro_h264_enc_rgb_601[] = { 19589, 38443, 7504, 37008, 46740 };
+static const u16 hantro_h264_enc_rgb_709[] = { 13933, 46871, 4732, 35317, 41615 };
+
+/*
+ * Programs the source picture; returns the input swaps of H1_REG_AXI_CTRL
+ * its format reads with.
+ */
+static u32 hantro_h264_enc_set_input(struct hantro_dev *vpu,
+				     struct hantro_ctx *ctx,
+				     struct vb2_buffer *src)
 {
 	static const u32 in_plane[] = {
 		H1_REG_ADDR_IN_PLANE_0, H1_REG_ADDR_IN_PLANE_1, H1_REG_ADDR_IN_PLANE_2,
@@ -167,30 +179,45 @@ static void hantro_h264_enc_set_input(struct hantro_dev *vpu,
 	u32 over_r = mbs(ctx->dst_fmt.width) * 16 - ctx->dst_fmt.width;
 	u32 over_b = mbs(ctx->dst_fmt.height) * 16 - ctx->dst_fmt.height;
 	/* The configuration took only formats the H1 reads. */
-	u32 in_fmt = hantro_h1_h264_enc_in_fmt(fmt->pixelformat);
-	bool packed = in_fmt == ROCKCHIP_VPU_ENC_FMT_YUYV422 ||
-		      in_fmt == ROCKCHIP_VPU_ENC_FMT_UYVY422;
-	unsigned int i, planes = packed ? 1 :
-		in_fmt == ROCKCHIP_VPU_ENC_FMT_YUV420SP ? 2 : 3;
+	const struct hantro_h1_h264_enc_input *in =
+		hantro_h1_h264_enc_input(fmt->pixelformat);
+	const u16 *k;
+	unsigned int i;
 	dma_addr_t plane[3];
 
 	plane[0] = vb2_dma_contig_plane_dma_addr(src, 0);
 	if (fmt->num_planes > 1) {
 		for (i = 1; i < fmt->num_planes && i < 3; i++)
 			plane[i] = vb2_dma_contig_plane_dma_addr(src, i);
-	} else if (!packed) {
+	} else if (in->planes > 1) {
 		/* One buffer: chroma follows luma at the format's plane sizes. */
 		plane[1] = plane[0] + stride * ctx->dst_fmt.height;
 		plane[2] = plane[1] + stride / 2 * ctx->dst_fmt.height / 2;
 	}
-	for (i = 0; i < planes; i++)
+	for (i = 0; i < in->planes; i++)
 		vepu_write_relaxed(vpu, plane[i], in_plane[i]);
-	/* ROW_LEN counts pixels: two bytes each in packed 4:2:2. */
-	vepu_write_relaxed(vpu, H1_REG_IN_IMG_CTRL_ROW_LEN(packed ? stride / 2 : stride) |
+	if (in->fmt >= H1_IN_FMT_RGB565) {
+		k = ctx->h264_enc.cfg.matrix_coefficients == 1 ?
+			hantro_h264_enc_rgb_709 : hantro_h264_enc_rgb_601;
+		vepu_write_relaxed(vpu, H1_REG_RGB_YUV_COEFF_A(k[0]) |
+				   H1_REG_RGB_YUV_COEFF_B(k[1]),
+				   H1_REG_RGB_YUV_COEFF(0));
+		vepu_write_relaxed(vpu, H1_REG_RGB_YUV_COEFF_C(k[2]) |
+				   H1_REG_RGB_YUV_COEFF_E(k[3]),
+				   H1_REG_RGB_YUV_COEFF(1));
+		vepu_write_relaxed(vpu, H1_REG_RGB_MASK_MSB_COEFF_F(k[4]) |
+				   H1_REG_RGB_MASK_MSB_R(in->msb_r) |
+				   H1_REG_RGB_MASK_MSB_G(in->msb_g) |
+				   H1_REG_RGB_MASK_MSB_B(in->msb_b),
+				   H1_REG_RGB_MASK_MSB);
+	}
+	/* ROW_LEN counts pixels of the first plane. */
+	vepu_write_relaxed(vpu, H1_REG_IN_IMG_CTRL_ROW_LEN(stride / in->bytes_per_pixel) |
 			   H1_REG_IN_IMG_CTRL_OVRFLR_D4(over_r / 4) |
 			   H1_REG_IN_IMG_CTRL_OVRFLB(over_b) |
-			   H1_REG_IN_IMG_CTRL_FMT(in_fmt),
+			   H1_REG_IN_IMG_CTRL_FMT(in->fmt),
 			   H1_REG_IN_IMG_CTRL);
+	return in->swap;
 }
 
 /**
@@ -457,23 +484,24 @@ static int hantro_h264_enc_start(struct hantro_ctx *ctx,
 {
 	struct hantro_h264_enc_hw_ctx *enc = &ctx->h264_enc;
 	struct hantro_dev *vpu = ctx->dev;
+	u32 in_swap;
 	int ret;
 
 	ret = hantro_h264_enc_set_output(vpu, ctx, &dst->vb2_buf);
 	if (ret)
 		return ret;
-	hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
+	in_swap = hantro_h264_enc_set_input(vpu, ctx, &src->vb2_buf);
 	hantro_h264_enc_set_params(vpu, ctx, &enc->plan, &enc->cfg);
 	/* For this codec it only arms the watchdog: the IRQ handler cancels it. */
 	hantro_end_prepare_run(ctx);
-	/* As the JPEG encoder: bursts of 16, the byte order of the buses. */
+	/*
+	 * As the JPEG encoder: bursts of 16, the byte order of the buses; the
+	 * input's as its format reads.
+	 */
 	vepu_write_relaxed(vpu, H1_REG_AXI_CTRL_OUTPUT_SWAP16 |
-			   H1_REG_AXI_CTRL_INPUT_SWAP16 |
 			   H1_REG_AXI_CTRL_BURST_LEN(16) |
 			   H1_REG_AXI_CTRL_OUTPUT_SWAP32 |
-			   H1_REG_AXI_CTRL_INPUT_SWAP32 |
-			   H1_REG_AXI_CTRL_OUTPUT_SWAP8 |
-			   H1_REG_AXI_CTRL_INPUT_SWAP8, H1_REG_AXI_CTRL);
+			   H1_REG_AXI_CTRL_OUTPUT_SWAP8 | in_swap, H1_REG_AXI_CTRL);
 	vepu_write(vpu, H1_REG_ENC_CTRL_EN_BIT | H1_REG_ENC_CTRL_ENC_MODE_H264 |
 		   (enc->plan.slice_type == 2 ? H1_REG_ENC_PIC_INTRA :
 						H1_REG_ENC_PIC_INTER) |

@@ -70,9 +70,33 @@ enum vb2_buffer_state hantro_h1_h264_enc_finish(struct hantro_ctx *ctx,
 						enum vb2_buffer_state result);
 void hantro_h1_h264_enc_reset(struct hantro_ctx *ctx);
 
+/**
+ * struct hantro_h1_h264_enc_input - how the H1 reads an OUTPUT format
+ * @fourcc: the V4L2 pixel format
+ * @fmt: the value of H1_REG_IN_IMG_CTRL_FMT
+ * @planes: planes the H1 reads: 3, 2, or 1 for the packed formats
+ * @bytes_per_pixel: bytes of a pixel in the first plane
+ * @swap: the input swaps of H1_REG_AXI_CTRL: every swap for YUV, which
+ *	reads bytes in memory order; for RGB those that bring a pixel's bits
+ *	into the order @msb_r, @msb_g and @msb_b count them in
+ * @msb_r: RGB only: bit position of the most significant bit of R
+ * @msb_g: the same for G
+ * @msb_b: the same for B
+ */
+struct hantro_h1_h264_enc_input {
+	u32 fourcc;
+	u8 fmt;
+	u8 planes;
+	u8 bytes_per_pixel;
+	u32 swap;
+	u8 msb_r;
+	u8 msb_g;
+	u8 msb_b;
+};
+
 /* hantro_h1_h264_enc_ctrls.c */
 struct vb2_v4l2_buffer;
-int hantro_h1_h264_enc_in_fmt(u32 pixelformat);
+const struct hantro_h1_h264_enc_input *hantro_h1_h264_enc_input(u32 pixelformat);
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg);
 void hantro_h1_h264_enc_grab_ctrls(struct hantro_ctx *ctx, bool grab);
 void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,

@@ -15,6 +15,7 @@
 #include <media/v4l2-h264-enc.h>
 #include <media/videobuf2-v4l2.h>
 #include "hantro.h"
+#include "hantro_h1_regs.h"
 #include "hantro_hw.h"
 
 static s32 hantro_h264_enc_ctrl(struct hantro_ctx *ctx, u32 id, s32 def)
@@ -151,54 +152,89 @@ static u8 hantro_h264_enc_matrix(u32 ycbcr_enc)
 /*
  * The VUI's video signal type from the OUTPUT format's colorimetry, its
  * _DEFAULT values resolved for the colorspace; none for a default or raw
- * colorspace. The H1 codes the samples as they are.
+ * colorspace. The H1 codes Y'CbCr samples as they are. RGB it converts
+ * with the BT.709 matrix when the Y'CbCr encoding is BT.709 and with the
+ * BT.601 one otherwise, to full range: the stream always says which, and
+ * an RGB source of no colorspace is sRGB.
  */
 static void hantro_h264_enc_colour(const struct v4l2_pix_format_mplane *fmt,
-				   struct h264enc_config *cfg)
+				   bool rgb, struct h264enc_config *cfg)
 {
 	u32 xfer = fmt->xfer_func, enc = fmt->ycbcr_enc, quant = fmt->quantization;
+	u32 colorspace = fmt->colorspace;
 
-	if (fmt->colorspace == V4L2_COLORSPACE_DEFAULT ||
-	    fmt->colorspace == V4L2_COLORSPACE_RAW)
+	if (rgb && (colorspace == V4L2_COLORSPACE_DEFAULT ||
+		    colorspace == V4L2_COLORSPACE_RAW))
+		colorspace = V4L2_COLORSPACE_SRGB;
+	if (colorspace == V4L2_COLORSPACE_DEFAULT ||
+	    colorspace == V4L2_COLORSPACE_RAW)
 		return;
 	if (xfer == V4L2_XFER_FUNC_DEFAULT)
-		xfer = V4L2_MAP_XFER_FUNC_DEFAULT(fmt->colorspace);
+		xfer = V4L2_MAP_XFER_FUNC_DEFAULT(colorspace);
 	if (enc == V4L2_YCBCR_ENC_DEFAULT)
-		enc = V4L2_MAP_YCBCR_ENC_DEFAULT(fmt->colorspace);
+		enc = V4L2_MAP_YCBCR_ENC_DEFAULT(colorspace);
 	if (quant == V4L2_QUANTIZATION_DEFAULT)
-		quant = V4L2_MAP_QUANTIZATION_DEFAULT(false, fmt->colorspace, enc);
-	cfg->colour_primaries = hantro_h264_enc_primaries(fmt->colorspace);
+		quant = V4L2_MAP_QUANTIZATION_DEFAULT(false, colorspace, enc);
+	if (rgb) {
+		if (enc != V4L2_YCBCR_ENC_709)
+			enc = V4L2_YCBCR_ENC_601;
+		quant = V4L2_QUANTIZATION_FULL_RANGE;
+	}
+	cfg->colour_primaries = hantro_h264_enc_primaries(colorspace);
 	cfg->transfer_characteristics = hantro_h264_enc_transfer(xfer);
 	cfg->matrix_coefficients = hantro_h264_enc_matrix(enc);
 	cfg->full_range = quant == V4L2_QUANTIZATION_FULL_RANGE;
 }
 
+#define H1_SWAP_ALL	(H1_REG_AXI_CTRL_INPUT_SWAP8 | H1_REG_AXI_CTRL_INPUT_SWAP16 | \
+			 H1_REG_AXI_CTRL_INPUT_SWAP32)
+#define H1_SWAP_16_32	(H1_REG_AXI_CTRL_INPUT_SWAP16 | H1_REG_AXI_CTRL_INPUT_SWAP32)
+
+/*
+ * The H1 swaps each 64-bit word it reads (little-endian) and takes pixels
+ * from its most significant end: with 16 and 32-bit swaps a 16-bit pixel
+ * is its little-endian value, with the 32-bit swap alone a 32-bit pixel is.
+ * The MSB positions count in that value, as Rockchip MPP's vepu_common.c
+ * gives them for the same layouts.
+ */
+static const struct hantro_h1_h264_enc_input hantro_h1_h264_enc_inputs[] = {
+	{ V4L2_PIX_FMT_YUV420, ROCKCHIP_VPU_ENC_FMT_YUV420P, 3, 1, H1_SWAP_ALL },
+	{ V4L2_PIX_FMT_YUV420M, ROCKCHIP_VPU_ENC_FMT_YUV420P, 3, 1, H1_SWAP_ALL },
+	{ V4L2_PIX_FMT_NV12, ROCKCHIP_VPU_ENC_FMT_YUV420SP, 2, 1, H1_SWAP_ALL },
+	{ V4L2_PIX_FMT_NV12M, ROCKCHIP_VPU_ENC_FMT_YUV420SP, 2, 1, H1_SWAP_ALL },
+	{ V4L2_PIX_FMT_YUYV, ROCKCHIP_VPU_ENC_FMT_YUYV422, 1, 2, H1_SWAP_ALL },
+	{ V4L2_PIX_FMT_UYVY, ROCKCHIP_VPU_ENC_FMT_UYVY422, 1, 2, H1_SWAP_ALL },
+	/* rrrrrggg gggbbbbb as a little-endian 16-bit value. */
+	{ V4L2_PIX_FMT_RGB565, H1_IN_FMT_RGB565, 1, 2, H1_SWAP_16_32, 15, 10, 4 },
+	/* Bytes B G R X, R G B X, X R G B and X B G R. */
+	{ V4L2_PIX_FMT_XBGR32, H1_IN_FMT_RGB888, 1, 4,
+	  H1_REG_AXI_CTRL_INPUT_SWAP32, 23, 15, 7 },
+	{ V4L2_PIX_FMT_RGBX32, H1_IN_FMT_RGB888, 1, 4,
+	  H1_REG_AXI_CTRL_INPUT_SWAP32, 7, 15, 23 },
+	{ V4L2_PIX_FMT_XRGB32, H1_IN_FMT_RGB888, 1, 4,
+	  H1_REG_AXI_CTRL_INPUT_SWAP32, 15, 23, 31 },
+	{ V4L2_PIX_FMT_BGRX32, H1_IN_FMT_RGB888, 1, 4,
+	  H1_REG_AXI_CTRL_INPUT_SWAP32, 31, 23, 15 },
+};
+
 /**
- * hantro_h1_h264_enc_in_fmt() - the H1's input format of an OUTPUT format
+ * hantro_h1_h264_enc_input() - how the H1 reads an OUTPUT format
  * @pixelformat: the V4L2 pixel format of the OUTPUT queue
  *
- * The H1 reads 4:2:0 planar and semi-planar pictures, and packed 4:2:2
- * YUYV and UYVY ones, which it codes as 4:2:0.
+ * The H1 reads 4:2:0 planar and semi-planar pictures, packed 4:2:2 YUYV and
+ * UYVY ones, which it codes as 4:2:0, and RGB ones, which it converts to
+ * full-range Y'CbCr 4:2:0 as it reads them.
  *
- * Return: the value of H1_REG_IN_IMG_CTRL_FMT (enum hantro_enc_fmt), or
- * -EINVAL for a format the backend does not code.
+ * Return: the input format, or NULL for a format the backend does not code.
  */
-int hantro_h1_h264_enc_in_fmt(u32 pixelformat)
+const struct hantro_h1_h264_enc_input *hantro_h1_h264_enc_input(u32 pixelformat)
 {
-	switch (pixelformat) {
-	case V4L2_PIX_FMT_YUV420:
-	case V4L2_PIX_FMT_YUV420M:
-		return ROCKCHIP_VPU_ENC_FMT_YUV420P;
-	case V4L2_PIX_FMT_NV12:
-	case V4L2_PIX_FMT_NV12M:
-		return ROCKCHIP_VPU_ENC_FMT_YUV420SP;
-	case V4L2_PIX_FMT_YUYV:
-		return ROCKCHIP_VPU_ENC_FMT_YUYV422;
-	case V4L2_PIX_FMT_UYVY:
-		return ROCKCHIP_VPU_ENC_FMT_UYVY422;
-	default:
-		return -EINVAL;
-	}
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hantro_h1_h264_enc_inputs); i++)
+		if (hantro_h1_h264_enc_inputs[i].fourcc == pixelformat)
+			return &hantro_h1_h264_enc_inputs[i];
+	return NULL;
 }
 
 /**
@@ -216,11 +252,12 @@ int hantro_h1_h264_enc_in_fmt(u32 pixelformat)
  */
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg)
 {
+	const struct hantro_h1_h264_enc_input *in;
 	s32 mode, slice_mode, max_mb, cpb_kb, qp, val;
 	unsigned int i;
 
-	/* The H1's RGB inputs are not wired up. */
-	if (hantro_h1_h264_enc_in_fmt(ctx->src_fmt.pixelformat) < 0)
+	in = hantro_h1_h264_enc_input(ctx->src_fmt.pixelformat);
+	if (!in)
 		return -EINVAL;
 
 	memset(cfg, 0, sizeof(*cfg));
@@ -229,7 +266,7 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	/* Frames per second: the inverse of the OUTPUT frame interval. */
 	cfg->fps_num = ctx->timeperframe.denominator;
 	cfg->fps_den = ctx->timeperframe.numerator;
-	hantro_h264_enc_colour(&ctx->src_fmt, cfg);
+	hantro_h264_enc_colour(&ctx->src_fmt, in->fmt >= H1_IN_FMT_RGB565, cfg);
 	val = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_PROFILE,
 				   V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE);
 	cfg->profile_idc = hantro_h264_enc_profile_idc(val);

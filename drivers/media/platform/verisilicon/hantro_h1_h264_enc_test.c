@@ -149,19 +149,39 @@ static void hantro_h264_enc_test_payload(struct kunit *test)
 
 /*
  * The OUTPUT formats the backend codes, as IN_IMG_CTRL FMT selects them:
- * 4:2:0 planar and semi-planar in one or more planes, packed 4:2:2; not RGB.
+ * 4:2:0 planar and semi-planar in one or more planes, packed 4:2:2, and
+ * RGB, whose swaps and MSB positions find each component.
  */
-static void hantro_h264_enc_test_in_fmt(struct kunit *test)
+static void hantro_h264_enc_test_input(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_YUV420M),
-			ROCKCHIP_VPU_ENC_FMT_YUV420P);
-	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_NV12),
-			ROCKCHIP_VPU_ENC_FMT_YUV420SP);
-	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_YUYV),
-			ROCKCHIP_VPU_ENC_FMT_YUYV422);
-	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_UYVY),
-			ROCKCHIP_VPU_ENC_FMT_UYVY422);
-	KUNIT_EXPECT_EQ(test, hantro_h1_h264_enc_in_fmt(V4L2_PIX_FMT_RGB565), -EINVAL);
+	const struct hantro_h1_h264_enc_input *in;
+
+	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_YUV420M);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_EXPECT_EQ(test, in->fmt, ROCKCHIP_VPU_ENC_FMT_YUV420P);
+	KUNIT_EXPECT_EQ(test, in->planes, 3);
+	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_NV12);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_EXPECT_EQ(test, in->fmt, ROCKCHIP_VPU_ENC_FMT_YUV420SP);
+	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_UYVY);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_EXPECT_EQ(test, in->fmt, ROCKCHIP_VPU_ENC_FMT_UYVY422);
+	KUNIT_EXPECT_EQ(test, in->bytes_per_pixel, 2);
+	/* rgb565le: R in bits 15..11 of the little-endian value, no byte swap. */
+	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_RGB565);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_EXPECT_EQ(test, in->fmt, H1_IN_FMT_RGB565);
+	KUNIT_EXPECT_EQ(test, in->msb_r, 15);
+	KUNIT_EXPECT_EQ(test, in->swap & H1_REG_AXI_CTRL_INPUT_SWAP8, 0);
+	/* B G R X in memory: R in bits 23..16 of the little-endian word. */
+	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_XBGR32);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	KUNIT_EXPECT_EQ(test, in->fmt, H1_IN_FMT_RGB888);
+	KUNIT_EXPECT_EQ(test, in->msb_r, 23);
+	KUNIT_EXPECT_EQ(test, in->msb_b, 7);
+	KUNIT_EXPECT_EQ(test, in->swap, H1_REG_AXI_CTRL_INPUT_SWAP32);
+	KUNIT_EXPECT_NULL(test, hantro_h1_h264_enc_input(V4L2_PIX_FMT_RGB24));
+	KUNIT_EXPECT_NULL(test, hantro_h1_h264_enc_input(V4L2_PIX_FMT_H264));
 }
 
 /* The CABAC table: per QP the I-slice states, then the P-slice ones. */
@@ -194,7 +214,7 @@ static struct kunit_case hantro_h264_enc_test_cases[] = {
 	KUNIT_CASE(hantro_h264_enc_test_checkpoint_bits),
 	KUNIT_CASE(hantro_h264_enc_test_count_nals),
 	KUNIT_CASE(hantro_h264_enc_test_payload),
-	KUNIT_CASE(hantro_h264_enc_test_in_fmt),
+	KUNIT_CASE(hantro_h264_enc_test_input),
 	KUNIT_CASE(hantro_h264_enc_test_cabac_table),
 	{}
 };

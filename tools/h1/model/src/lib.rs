@@ -34,6 +34,7 @@ pub mod picture;
 pub mod ratectl;
 pub mod refpic;
 pub mod regs;
+pub mod rgb;
 mod simd;
 pub mod slice;
 pub mod tables;
@@ -48,6 +49,7 @@ pub use fault::Fault;
 pub use memory::{BufferMemory, BusError, Memory};
 use picture::{InputFormat, Planes};
 use regs::*;
+use rgb::RgbInput;
 use slice::SliceHeader;
 
 /// Largest picture the model codes, in macroblocks per side (the H1's 4080 samples).
@@ -102,8 +104,11 @@ impl H1 {
             return Err(IRQ_CONFIG_ERROR);
         }
         // Other swaps would scramble every word the core reads or writes: the
-        // model refuses them rather than code garbage.
-        if regs.read(AXI_CTRL) & AXI_CPU_BYTE_ORDER != AXI_CPU_BYTE_ORDER {
+        // model refuses them rather than code garbage. Only RGB input, whose
+        // pixel words the swaps and MSB positions describe, takes others.
+        let axi = regs.read(AXI_CTRL);
+        let output_swaps = AXI_OUTPUT_SWAP8 | AXI_OUTPUT_SWAP16 | AXI_OUTPUT_SWAP32;
+        if axi & output_swaps != output_swaps {
             return Err(IRQ_CONFIG_ERROR);
         }
         let mb_w = regs.field(ENC_CTRL, ENC_CTRL_WIDTH_SHIFT, 9) as usize;
@@ -121,8 +126,16 @@ impl H1 {
             IN_FMT_YUV420SP => InputFormat::Nv12,
             IN_FMT_YUYV422 => InputFormat::Yuyv,
             IN_FMT_UYVY422 => InputFormat::Uyvy,
-            _ => return Err(IRQ_CONFIG_ERROR),
+            rgb => {
+                let coeff = [regs.read(RGB_YUV_COEFF0), regs.read(RGB_YUV_COEFF1)];
+                let mask = regs.read(RGB_MASK_MSB);
+                let input = RgbInput::from_regs(rgb, axi, coeff, mask).ok_or(IRQ_CONFIG_ERROR)?;
+                InputFormat::Rgb(input)
+            }
         };
+        if !matches!(fmt, InputFormat::Rgb(_)) && axi & AXI_CPU_BYTE_ORDER != AXI_CPU_BYTE_ORDER {
+            return Err(IRQ_CONFIG_ERROR);
+        }
         let row_len = regs.field(IN_IMG_CTRL, IN_IMG_ROW_LEN_SHIFT, 14) as usize;
         let over_r = regs.field(IN_IMG_CTRL, IN_IMG_OVRFLR_D4_SHIFT, 2) as usize * 4;
         let over_b = regs.field(IN_IMG_CTRL, IN_IMG_OVRFLB_SHIFT, 4) as usize;

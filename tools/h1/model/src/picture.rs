@@ -1,6 +1,7 @@
 //! Macroblock-aligned YUV 4:2:0 pictures and their layouts in "DMA" memory.
 
 use crate::memory::{BusError, Memory};
+use crate::rgb::RgbInput;
 
 /// A 4:2:0 picture whose size is a whole number of macroblocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +29,8 @@ pub enum InputFormat {
     Yuyv,
     /// One plane of 4:2:2, Cb Y0 Cr Y1 (UYVY422).
     Uyvy,
+    /// One plane of RGB pixels, converted to YCbCr 4:2:0 as it is read.
+    Rgb(RgbInput),
 }
 
 impl Planes {
@@ -116,6 +119,18 @@ impl Planes {
             }
             InputFormat::Yuyv => p.load_packed(mem, addr[0], luma_stride, width, height, false)?,
             InputFormat::Uyvy => p.load_packed(mem, addr[0], luma_stride, width, height, true)?,
+            InputFormat::Rgb(rgb) => {
+                let (y, cb, cr) = (&mut p.y, &mut p.cb, &mut p.cr);
+                rgb.load(
+                    mem,
+                    addr[0],
+                    luma_stride,
+                    width,
+                    height,
+                    (y, s),
+                    (cb, cr, cs),
+                )?
+            }
         }
         replicate_edges(&mut p.y, s, mb_h * 16, width, height);
         replicate_edges(&mut p.cb, cs, mb_h * 8, cw, ch);

@@ -161,7 +161,7 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 {
 	struct v4l2_pix_format_mplane *src = &v->ctx.src_fmt, *dst = &v->ctx.dst_fmt;
 	u32 mbw = DIV_ROUND_UP(width, 16), mbh = DIV_ROUND_UP(height, 16);
-	bool packed;
+	const struct hantro_h1_h264_enc_input *in;
 	u32 bpl;
 
 	if (v->started)
@@ -169,8 +169,8 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	/* H.264 crops in units of two samples: even widths and heights. */
 	if (width < 16 || height < 16 || width > 4080 || height > 4080 || width % 2 || height % 2)
 		return -EINVAL;
-	if (hantro_h1_h264_enc_in_fmt(fourcc) < 0 ||
-	    fourcc == V4L2_PIX_FMT_YUV420M || fourcc == V4L2_PIX_FMT_NV12M)
+	in = hantro_h1_h264_enc_input(fourcc);
+	if (!in || fourcc == V4L2_PIX_FMT_YUV420M || fourcc == V4L2_PIX_FMT_NV12M)
 		return -EINVAL;
 	if (!fps_num || !fps_den)
 		return -EINVAL;
@@ -182,12 +182,11 @@ int vdev_set_format(struct vdev *v, u32 width, u32 height, u32 fourcc, u32 fps_n
 	src->num_planes = 1;
 	/*
 	 * Rows as wide as the H1 reads (its overfill counts 4 pixels), which
-	 * the client pads; packed 4:2:2: two bytes a pixel, one plane.
+	 * the client pads; packed 4:2:2 and RGB: one plane.
 	 */
-	packed = fourcc == V4L2_PIX_FMT_YUYV || fourcc == V4L2_PIX_FMT_UYVY;
-	bpl = ALIGN(width, 4) * (packed ? 2 : 1);
+	bpl = ALIGN(width, 4) * in->bytes_per_pixel;
 	src->plane_fmt[0].bytesperline = bpl;
-	src->plane_fmt[0].sizeimage = packed ? bpl * height : bpl * height * 3 / 2;
+	src->plane_fmt[0].sizeimage = in->planes == 1 ? bpl * height : bpl * height * 3 / 2;
 	dst->width = width;
 	dst->height = height;
 	dst->pixelformat = V4L2_PIX_FMT_H264;

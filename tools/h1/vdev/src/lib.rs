@@ -77,6 +77,17 @@ pub enum PixelFormat {
     Yuyv,
     /// Packed 4:2:2, Cb Y0 Cr Y1 (V4L2_PIX_FMT_UYVY).
     Uyvy,
+    /// RGB 5:6:5, a little-endian 16-bit value rrrrrggggggbbbbb
+    /// (V4L2_PIX_FMT_RGB565, GStreamer's RGB16, ffmpeg's rgb565le).
+    Rgb565,
+    /// Bytes B G R X (V4L2_PIX_FMT_XBGR32, GStreamer's BGRx, ffmpeg's bgr0).
+    Bgrx,
+    /// Bytes R G B X (V4L2_PIX_FMT_RGBX32, GStreamer's RGBx, ffmpeg's rgb0).
+    Rgbx,
+    /// Bytes X R G B (V4L2_PIX_FMT_XRGB32, GStreamer's xRGB, ffmpeg's 0rgb).
+    Xrgb,
+    /// Bytes X B G R (V4L2_PIX_FMT_BGRX32, GStreamer's xBGR, ffmpeg's 0bgr).
+    Xbgr,
 }
 
 impl PixelFormat {
@@ -85,8 +96,34 @@ impl PixelFormat {
         let luma = width as usize * height as usize;
         match self {
             PixelFormat::I420 | PixelFormat::Nv12 => luma * 3 / 2,
-            PixelFormat::Yuyv | PixelFormat::Uyvy => luma * 2,
+            PixelFormat::Yuyv | PixelFormat::Uyvy | PixelFormat::Rgb565 => luma * 2,
+            PixelFormat::Bgrx | PixelFormat::Rgbx | PixelFormat::Xrgb | PixelFormat::Xbgr => {
+                luma * 4
+            }
         }
+    }
+
+    /// Whether the H1 converts this format from RGB.
+    pub fn is_rgb(self) -> bool {
+        !matches!(
+            self,
+            PixelFormat::I420 | PixelFormat::Nv12 | PixelFormat::Yuyv | PixelFormat::Uyvy
+        )
+    }
+
+    /// The V4L2 pixel format (single plane).
+    pub fn fourcc(self) -> u32 {
+        fourcc(match self {
+            PixelFormat::I420 => b"YU12",
+            PixelFormat::Nv12 => b"NV12",
+            PixelFormat::Yuyv => b"YUYV",
+            PixelFormat::Uyvy => b"UYVY",
+            PixelFormat::Rgb565 => b"RGBP",
+            PixelFormat::Bgrx => b"XR24",
+            PixelFormat::Rgbx => b"XB24",
+            PixelFormat::Xrgb => b"BX24",
+            PixelFormat::Xbgr => b"RX24",
+        })
     }
 
     /// (row bytes, rows, bytes of one sample position) of each component
@@ -97,6 +134,8 @@ impl PixelFormat {
             PixelFormat::I420 => vec![(w, h, 1), (w / 2, h / 2, 1), (w / 2, h / 2, 1)],
             PixelFormat::Nv12 => vec![(w, h, 1), (w, h / 2, 2)],
             PixelFormat::Yuyv | PixelFormat::Uyvy => vec![(2 * w, h, 4)],
+            PixelFormat::Rgb565 => vec![(2 * w, h, 2)],
+            _ => vec![(4 * w, h, 4)],
         }
     }
 }
@@ -221,12 +260,7 @@ impl VirtualDevice {
         fps_num: u32,
         fps_den: u32,
     ) -> Result<(), Errno> {
-        let fourcc = match fmt {
-            PixelFormat::I420 => fourcc(b"YU12"),
-            PixelFormat::Nv12 => fourcc(b"NV12"),
-            PixelFormat::Yuyv => fourcc(b"YUYV"),
-            PixelFormat::Uyvy => fourcc(b"UYVY"),
-        };
+        let fourcc = fmt.fourcc();
         // SAFETY: `dev` is valid until drop.
         check(unsafe { uapi::vdev_set_format(self.dev, width, height, fourcc, fps_num, fps_den) })?;
         self.width = width;

@@ -35,7 +35,9 @@ pub fn have_ffmpeg() -> bool {
 }
 
 /// Decodes with ffmpeg, `-err_detect explode+aggressive -xerror`; any message is a failure.
-/// Returns the frames as I420 at the cropped size.
+/// Returns the frames as I420 at the cropped size, the samples as decoded:
+/// a full-range stream is yuvj420p to ffmpeg, which `-pix_fmt yuv420p`
+/// would scale to limited range.
 pub fn ffmpeg_decode(stream: &[u8]) -> Result<Vec<u8>, String> {
     let out = with_stream_file(stream, |f| {
         Command::new("ffmpeg")
@@ -49,7 +51,8 @@ pub fn ffmpeg_decode(stream: &[u8]) -> Result<Vec<u8>, String> {
             ])
             .args(["-f", "h264", "-i"])
             .arg(f)
-            .args(["-f", "rawvideo", "-pix_fmt", "yuv420p", "-"])
+            .args(["-vf", "format=pix_fmts=yuv420p|yuvj420p"])
+            .args(["-f", "rawvideo", "-"])
             .output()
     })?;
     if !out.status.success() || !out.stderr.is_empty() {

@@ -57,6 +57,31 @@ pub fn i420_to_packed_422(frame: &[u8], w: usize, h: usize, uyvy: bool) -> Vec<u
     out
 }
 
+/// I420 frames as ffmpeg converts them to the RGB format `pix_fmt` (its
+/// name: `rgb565le`, `bgr0`, ...): sources for the H1's RGB input that no
+/// code under test made.
+pub fn i420_to_rgb(frames: &[u8], w: usize, h: usize, pix_fmt: &str) -> Result<Vec<u8>, String> {
+    use std::io::Write;
+    let mut child = Command::new("ffmpeg")
+        .args(["-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s"])
+        .arg(format!("{w}x{h}"))
+        .args(["-i", "-", "-f", "rawvideo", "-pix_fmt", pix_fmt, "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run ffmpeg: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("ffmpeg has no stdin")?;
+    let input = frames.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let out = child.wait_with_output().map_err(|e| e.to_string())?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!("ffmpeg to {pix_fmt}: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(out.stdout)
+}
+
 /// Describes where two frame sequences first differ, for messages.
 pub fn first_diff(a: &[u8], b: &[u8], frame_len: usize) -> String {
     match a.iter().zip(b).position(|(x, y)| x != y) {

@@ -446,7 +446,7 @@ impl<K: Kernel> Device for V4l2Encoder<K> {
         let wanted = source_formats(fmt);
         let mut offered = Vec::new();
         let mut layout = None;
-        for &want in wanted {
+        for &want in &wanted {
             let mut f = v4l2_format {
                 type_: OUTPUT,
                 ..Default::default()

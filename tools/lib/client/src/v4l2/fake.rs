@@ -19,7 +19,9 @@
 //!   and the visible size to the coded size.
 //! * OUTPUT (source): `V4L2_PIX_FMT_YUV420M` ('YM12', three planes),
 //!   `V4L2_PIX_FMT_NV12M` ('NM12', two planes), YUYV and UYVY (one plane,
-//!   packed 4:2:2, bytes per line twice the width); any other fourcc, the
+//!   packed 4:2:2, bytes per line twice the width), and while the CAPTURE
+//!   format is H264 the RGB ones of the H.264 backend ('RGBP', 'XR24',
+//!   'XB24', 'BX24', 'RX24'; one plane, 2 or 4 bytes a pixel); any other fourcc, the
 //!   single-plane 'YU12' and 'NV12' included, becomes YM12. The size follows
 //!   the CAPTURE format's `frmsize` (so it is whole macroblocks), and the
 //!   planes are `v4l2_fill_pixfmt_mp`'s: bytes per line the width (half of

@@ -1,6 +1,6 @@
 //! Where a client's frame goes in the source (OUTPUT) buffers of the format
 //! a driver chose in VIDIOC_S_FMT: planes, offsets and strides of each
-//! component, for the 4:2:0 and packed 4:2:2 formats the H1 reads.
+//! component, for the 4:2:0, packed 4:2:2 and RGB formats the H1 reads.
 
 use super::sys::*;
 use crate::device::PixelFormat;
@@ -42,20 +42,16 @@ pub const PIX_FMT_NV12M: u32 = fourcc(b"NM12");
 /// V4L2_PIX_FMT_YUV420 ('YU12') and V4L2_PIX_FMT_NV12: the same in one plane.
 pub const PIX_FMT_YUV420: u32 = fourcc(b"YU12");
 pub const PIX_FMT_NV12: u32 = fourcc(b"NV12");
-/// V4L2_PIX_FMT_YUYV ('YUYV') and V4L2_PIX_FMT_UYVY ('UYVY'): packed 4:2:2
-/// in one plane, two bytes a pixel.
-pub const PIX_FMT_YUYV: u32 = fourcc(b"YUYV");
-pub const PIX_FMT_UYVY: u32 = fourcc(b"UYVY");
 
 /// The source formats that carry `fmt`, the driver's preferred first: hantro
 /// (the H1) offers only the multi-planar 4:2:0 ones; a driver may answer with
 /// the single-plane one instead.
-pub(super) fn source_formats(fmt: PixelFormat) -> &'static [u32] {
+pub(super) fn source_formats(fmt: PixelFormat) -> Vec<u32> {
     match fmt {
-        PixelFormat::I420 => &[PIX_FMT_YUV420M, PIX_FMT_YUV420],
-        PixelFormat::Nv12 => &[PIX_FMT_NV12M, PIX_FMT_NV12],
-        PixelFormat::Yuyv => &[PIX_FMT_YUYV],
-        PixelFormat::Uyvy => &[PIX_FMT_UYVY],
+        PixelFormat::I420 => vec![PIX_FMT_YUV420M, PIX_FMT_YUV420],
+        PixelFormat::Nv12 => vec![PIX_FMT_NV12M, PIX_FMT_NV12],
+        // The packed formats have one V4L2 format each.
+        _ => vec![fmt.fourcc()],
     }
 }
 
@@ -79,6 +75,11 @@ pub(super) fn format_name(fmt: PixelFormat) -> &'static str {
         PixelFormat::Nv12 => "NV12",
         PixelFormat::Yuyv => "YUYV",
         PixelFormat::Uyvy => "UYVY",
+        PixelFormat::Rgb565 => "RGB565",
+        PixelFormat::Bgrx => "BGRx",
+        PixelFormat::Rgbx => "RGBx",
+        PixelFormat::Xrgb => "xRGB",
+        PixelFormat::Xbgr => "xBGR",
     }
 }
 
@@ -135,7 +136,7 @@ impl SourceLayout {
                     (0, bpl * ah + bpl / 2 * (ah / 2), bpl / 2),
                 ],
                 PixelFormat::Nv12 => vec![(0, 0, bpl), (0, bpl * ah, bpl)],
-                PixelFormat::Yuyv | PixelFormat::Uyvy => vec![(0, 0, bpl)],
+                _ => vec![(0, 0, bpl)],
             }
         };
         let components: Vec<Component> = packed
@@ -165,6 +166,7 @@ impl SourceLayout {
             PixelFormat::I420 => &["Y", "Cb", "Cr"],
             PixelFormat::Nv12 => &["Y", "CbCr"],
             PixelFormat::Yuyv | PixelFormat::Uyvy => &["YCbCr"],
+            _ => &["RGB"],
         };
         for (c, comp) in components.iter().zip(names) {
             if c.stride < c.read_bytes {

@@ -12,6 +12,21 @@ pub(super) const YM12: u32 = fourcc(b"YM12");
 pub(super) const NM12: u32 = fourcc(b"NM12");
 pub(super) const YUYV: u32 = fourcc(b"YUYV");
 pub(super) const UYVY: u32 = fourcc(b"UYVY");
+/// The RGB formats the H.264 backend adds to the list; hantro offers them
+/// only while the CAPTURE format is H.264 (the JPEG encoder does not program
+/// the H1's colour conversion).
+pub(super) const RGB: [PixelFormat; 5] = [
+    PixelFormat::Rgb565,
+    PixelFormat::Bgrx,
+    PixelFormat::Rgbx,
+    PixelFormat::Xrgb,
+    PixelFormat::Xbgr,
+];
+
+/// The RGB format of `fourcc`, if it is one.
+fn rgb(fourcc: u32) -> Option<PixelFormat> {
+    RGB.into_iter().find(|f| f.fourcc() == fourcc)
+}
 
 /// struct v4l2_frmsize_stepwise of a coded format: min, max and step of
 /// width, then of height.
@@ -73,15 +88,20 @@ impl OutFormat {
     pub(super) fn try_fmt(pixelformat: u32, w: u32, h: u32, cap: &CapFormat) -> Self {
         let pixelformat = match pixelformat {
             YM12 | NM12 | YUYV | UYVY => pixelformat,
+            f if cap.pixelformat == H264 && rgb(f).is_some() => f,
             // hantro_get_default_fmt(): the first raw format of the list.
             _ => YM12,
         };
         let (w, h) = frmsize(w, h, cap.frmsize());
         let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
+        let bpp = match rgb(pixelformat) {
+            Some(f) => f.frame_len(1, 1) as u32,
+            None => 2,
+        };
         let planes = match pixelformat {
             YM12 => vec![(w, w * h), (cw, cw * ch), (cw, cw * ch)],
             NM12 => vec![(w, w * h), (2 * cw, 2 * cw * ch)],
-            _ => vec![(2 * w, 2 * w * h)],
+            _ => vec![(bpp * w, bpp * w * h)],
         };
         OutFormat {
             pixelformat,
@@ -98,7 +118,7 @@ impl OutFormat {
             NM12 => Some(PixelFormat::Nv12),
             YUYV => Some(PixelFormat::Yuyv),
             UYVY => Some(PixelFormat::Uyvy),
-            _ => None,
+            f => rgb(f),
         }
     }
 

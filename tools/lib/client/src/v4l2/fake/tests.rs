@@ -4,6 +4,7 @@ use super::*;
 use crate::device::{Completed, Device, PixelFormat};
 use crate::session::{configure, RcMode, StreamConfig};
 use crate::v4l2::V4l2Encoder;
+use crate::v4l2::source::fourcc_name;
 use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
 
 pub(super) fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
@@ -26,6 +27,10 @@ pub(super) fn frames(
     format: PixelFormat,
 ) -> Vec<Vec<u8>> {
     let i420 = h264_oracle::clip(name, w, h, n);
+    if format.is_rgb() {
+        let rgb = h264_oracle::i420_to_rgb(&i420, w, h, ffmpeg_name(format)).unwrap();
+        return rgb.chunks(format.frame_len(w as u32, h as u32)).map(<[u8]>::to_vec).collect();
+    }
     i420.chunks(w * h * 3 / 2)
         .map(|f| match format {
             PixelFormat::I420 => f.to_vec(),
@@ -40,8 +45,21 @@ pub(super) fn frames(
             }
             PixelFormat::Yuyv => h264_oracle::i420_to_packed_422(f, w, h, false),
             PixelFormat::Uyvy => h264_oracle::i420_to_packed_422(f, w, h, true),
+            _ => unreachable!("RGB is converted above"),
         })
         .collect()
+}
+
+/// ffmpeg's name of an RGB format.
+pub(super) fn ffmpeg_name(format: PixelFormat) -> &'static str {
+    match format {
+        PixelFormat::Rgb565 => "rgb565le",
+        PixelFormat::Bgrx => "bgr0",
+        PixelFormat::Rgbx => "rgb0",
+        PixelFormat::Xrgb => "0rgb",
+        PixelFormat::Xbgr => "0bgr",
+        _ => panic!("{format:?} is not RGB"),
+    }
 }
 
 /// Configures `d` and encodes `clip`; client-driven streams get QP 30 on every frame.
@@ -105,6 +123,9 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
         (PixelFormat::I420, (202, 120)),
         (PixelFormat::Nv12, (202, 120)),
         (PixelFormat::Yuyv, (202, 120)),
+        (PixelFormat::Rgb565, (202, 120)),
+        (PixelFormat::Bgrx, (176, 144)),
+        (PixelFormat::Xbgr, (200, 120)),
     ] {
         let clip = frames("meadow", w as usize, h as usize, 10, format);
         let (got, reference, calls) = both(&config(w, h, format, false), &clip, FakeKernel::new());
@@ -112,10 +133,9 @@ fn the_v4l2_path_produces_the_virtual_devices_stream() {
         let dec = h264_oracle::ffmpeg_decode(&got).unwrap();
         assert_eq!(dec.len(), (w * h * 3 / 2 * 10) as usize, "{format:?}");
         let (src, planes) = match format {
-            PixelFormat::I420 => ("YM12", 3),
-            PixelFormat::Nv12 => ("NM12", 2),
-            PixelFormat::Yuyv => ("YUYV", 1),
-            PixelFormat::Uyvy => ("UYVY", 1),
+            PixelFormat::I420 => ("YM12".to_string(), 3),
+            PixelFormat::Nv12 => ("NM12".to_string(), 2),
+            f => (fourcc_name(f.fourcc()), 1),
         };
         let aligned = (w, h) != (176, 144);
         let want = [
