@@ -515,6 +515,61 @@ fn packed_422_input_codes_the_same_pictures_as_i420() {
 }
 
 #[test]
+fn rgb_input_is_converted_to_full_range_bt601() {
+    // The same pictures in the four 32-bit orders give the same stream,
+    // whose decode is ffmpeg's own full-range BT.601 conversion of them,
+    // within coding noise; RGB16 (RGB565) codes those pictures too.
+    let (w, h) = (176, 144);
+    let clip = h264_oracle::clip("meadow", w, h, 4);
+    let props = [("rate-control", "cqp"), ("quantizer", "16")];
+    let frames = |ffmpeg: &str, bpp: usize| -> Vec<Vec<u8>> {
+        let rgb = h264_oracle::i420_to_rgb(&clip, w, h, ffmpeg).unwrap();
+        rgb.chunks(w * h * bpp).map(<[u8]>::to_vec).collect()
+    };
+    let bgrx_frames = frames("bgr0", 4);
+    let bgrx = stream(w, h, "BGRx", &bgrx_frames, &props);
+    // The other orders of the same pixels (ffmpeg's conversions to them
+    // round differently, so they are made by moving the bytes).
+    for (format, order) in [
+        ("RGBx", [2, 1, 0, 3]),
+        ("xRGB", [3, 2, 1, 0]),
+        ("xBGR", [3, 0, 1, 2]),
+    ] {
+        let moved: Vec<Vec<u8>> = bgrx_frames
+            .iter()
+            .map(|f| f.chunks(4).flat_map(|p| order.map(|k| p[k])).collect())
+            .collect();
+        let other = stream(w, h, format, &moved, &props);
+        assert!(other == bgrx, "{format} and BGRx streams differ");
+    }
+    let dec = h264_oracle::ffmpeg_decode(&bgrx).unwrap();
+    let rgb = tmp("element-rgb.bgr0");
+    std::fs::write(&rgb, bgrx_frames.concat()).unwrap();
+    let out = Command::new("ffmpeg")
+        .args([
+            "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgr0", "-s", "176x144", "-i",
+        ])
+        .arg(&rgb)
+        .args(["-vf", "scale=out_color_matrix=bt601:out_range=full"])
+        .args(["-pix_fmt", "yuvj420p", "-f", "rawvideo", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let psnr = h264_oracle::psnr_y(&dec, &out.stdout, w, h);
+    assert!(
+        psnr > 40.0,
+        "BGRx: PSNR-Y {psnr:.2} dB against ffmpeg's conversion"
+    );
+    let rgb16 = stream(w, h, "RGB16", &frames("rgb565le", 2), &props);
+    let dec16 = h264_oracle::ffmpeg_decode(&rgb16).unwrap();
+    let psnr = h264_oracle::psnr_y(&dec16, &dec, w, h);
+    assert!(
+        psnr > 35.0,
+        "RGB16: PSNR-Y {psnr:.2} dB against the BGRx decode"
+    );
+}
+
+#[test]
 fn an_even_width_the_h1_reads_wider_decodes_to_that_size() {
     // 630x270: the H1 reads 632 columns (its overfill counts 4 pixels), the
     // element pads its rows, the SPS crops to 630. GStreamer's I420 rows

@@ -13,8 +13,8 @@ mod verify;
 
 use clap::{Parser, Subcommand};
 use encode::{EncodeArgs, Profile, RcMode};
-use h264enc_client::{units, v4l2};
 use h264enc_client::device::PixelFormat;
+use h264enc_client::{units, v4l2};
 
 #[derive(Parser)]
 #[command(

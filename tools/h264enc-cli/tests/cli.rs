@@ -425,7 +425,11 @@ fn ffmpeg_full_range_601(file: &std::path::Path, pix_fmt: &str, w: usize, h: usi
         .args(["-pix_fmt", "yuvj420p", "-f", "rawvideo", "-"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -455,7 +459,11 @@ fn rgb_sources_are_coded_as_full_range_bt601() {
         ("xbgr", "0bgr"),
     ] {
         let file = tmp(&format!("rgb.{fmt}"));
-        std::fs::write(&file, h264_oracle::i420_to_rgb(&clip, w, h, ffmpeg).unwrap()).unwrap();
+        std::fs::write(
+            &file,
+            h264_oracle::i420_to_rgb(&clip, w, h, ffmpeg).unwrap(),
+        )
+        .unwrap();
         let input = file.display().to_string();
         let extra = ["--size", "202x120", "--pix-fmt", fmt, "--qp", "16"];
         // The decode is the reconstruction, byte for byte (verify --recon).
@@ -473,7 +481,10 @@ fn rgb_sources_are_coded_as_full_range_bt601() {
             ffmpeg_full_range_601(&file, ffmpeg, w, h)
         };
         let psnr = h264_oracle::psnr_y(&decoded, &reference, w, h);
-        assert!(psnr > 40.0, "{fmt}: PSNR-Y {psnr:.2} dB against ffmpeg's conversion");
+        assert!(
+            psnr > 40.0,
+            "{fmt}: PSNR-Y {psnr:.2} dB against ffmpeg's conversion"
+        );
         // The stream says what it is: full range, the BT.601 matrix.
         let probe = Command::new("ffprobe")
             .args(["-v", "error", "-show_streams"])

@@ -299,6 +299,11 @@ impl ElementImpl for V4l2SlH264Enc {
                     gst_video::VideoFormat::Nv12,
                     gst_video::VideoFormat::Yuy2,
                     gst_video::VideoFormat::Uyvy,
+                    gst_video::VideoFormat::Rgb16,
+                    gst_video::VideoFormat::Bgrx,
+                    gst_video::VideoFormat::Rgbx,
+                    gst_video::VideoFormat::Xrgb,
+                    gst_video::VideoFormat::Xbgr,
                 ])
                 .width_range(16..=4080)
                 .height_range(16..=4080)
@@ -580,8 +585,9 @@ impl V4l2SlH264Enc {
         out.clear();
         let planes: &[(u32, usize, usize)] = match frame.format() {
             gst_video::VideoFormat::Nv12 => &[(0, w, h), (1, w, h / 2)],
-            gst_video::VideoFormat::Yuy2 | gst_video::VideoFormat::Uyvy => &[(0, 2 * w, h)],
-            _ => &[(0, w, h), (1, w / 2, h / 2), (2, w / 2, h / 2)],
+            gst_video::VideoFormat::I420 => &[(0, w, h), (1, w / 2, h / 2), (2, w / 2, h / 2)],
+            // The packed 4:2:2 and RGB formats: one plane of whole pixels.
+            _ => &[(0, frame.format_info().pixel_stride()[0] as usize * w, h)],
         };
         for &(p, row, rows) in planes {
             let stride = frame.plane_stride()[p as usize] as usize;
@@ -664,12 +670,18 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
-        // The H1 reads these four (H1_REG_IN_IMG_CTRL_FMT); GStreamer's
-        // YUY2 is V4L2's YUYV.
+        // The H1 reads these (H1_REG_IN_IMG_CTRL_FMT); GStreamer's YUY2 is
+        // V4L2's YUYV, its RGB16 (native endian) RGB565 on the little-endian
+        // CPUs the H1 sits beside.
         let format = match info.format() {
             gst_video::VideoFormat::Nv12 => PixelFormat::Nv12,
             gst_video::VideoFormat::Yuy2 => PixelFormat::Yuyv,
             gst_video::VideoFormat::Uyvy => PixelFormat::Uyvy,
+            gst_video::VideoFormat::Rgb16 => PixelFormat::Rgb565,
+            gst_video::VideoFormat::Bgrx => PixelFormat::Bgrx,
+            gst_video::VideoFormat::Rgbx => PixelFormat::Rgbx,
+            gst_video::VideoFormat::Xrgb => PixelFormat::Xrgb,
+            gst_video::VideoFormat::Xbgr => PixelFormat::Xbgr,
             _ => PixelFormat::I420,
         };
         let (fps_num, fps_den) = match (info.fps().numer(), info.fps().denom()) {

@@ -77,7 +77,10 @@ pub fn i420_to_rgb(frames: &[u8], w: usize, h: usize, pix_fmt: &str) -> Result<V
     let out = child.wait_with_output().map_err(|e| e.to_string())?;
     let _ = writer.join();
     if !out.status.success() {
-        return Err(format!("ffmpeg to {pix_fmt}: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "ffmpeg to {pix_fmt}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(out.stdout)
 }

@@ -3,8 +3,8 @@
 use super::*;
 use crate::device::{Completed, Device, PixelFormat};
 use crate::session::{configure, RcMode, StreamConfig};
-use crate::v4l2::V4l2Encoder;
 use crate::v4l2::source::fourcc_name;
+use crate::v4l2::V4l2Encoder;
 use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_RC_FLAG_QP};
 
 pub(super) fn config(w: u32, h: u32, format: PixelFormat, client_rc: bool) -> StreamConfig {
@@ -29,7 +29,10 @@ pub(super) fn frames(
     let i420 = h264_oracle::clip(name, w, h, n);
     if format.is_rgb() {
         let rgb = h264_oracle::i420_to_rgb(&i420, w, h, ffmpeg_name(format)).unwrap();
-        return rgb.chunks(format.frame_len(w as u32, h as u32)).map(<[u8]>::to_vec).collect();
+        return rgb
+            .chunks(format.frame_len(w as u32, h as u32))
+            .map(<[u8]>::to_vec)
+            .collect();
     }
     i420.chunks(w * h * 3 / 2)
         .map(|f| match format {
