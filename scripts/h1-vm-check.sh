@@ -59,6 +59,9 @@ qcif-25fps qcif25.y4m --qp 30
 nv12-crop c200.nv12 --size 200x120 --pix-fmt nv12
 yuyv-crop c200.yuyv --size 200x120 --pix-fmt yuyv
 uyvy qcif.uyvy --size 176x144 --pix-fmt uyvy --qp 28
+rgb565-crop c202.rgb565 --size 202x120 --pix-fmt rgb565
+bgrx qcif.bgrx --size 176x144 --pix-fmt bgrx --qp 26
+xbgr qcif.xbgr --size 176x144 --pix-fmt xbgr --bitrate 300k
 even-630 c630.y4m --qp 30
 cbr cif.y4m --bitrate 300k --gop 5
 one-in-flight cif.y4m --bitrate 300k --gop 5 --in-flight 1
@@ -87,6 +90,9 @@ lavfi testsrc2=size=176x144:rate=25 -frames:v 8 -pix_fmt yuv420p "$out/qcif25.y4
 lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt nv12 -f rawvideo "$out/c200.nv12"
 lavfi testsrc2=size=200x120:rate=30 -frames:v 8 -pix_fmt yuyv422 -f rawvideo "$out/c200.yuyv"
 lavfi testsrc2=size=176x144:rate=30 -frames:v 4 -pix_fmt uyvy422 -f rawvideo "$out/qcif.uyvy"
+lavfi testsrc2=size=202x120:rate=30 -frames:v 4 -pix_fmt rgb565le -f rawvideo "$out/c202.rgb565"
+lavfi testsrc2=size=176x144:rate=30 -frames:v 4 -pix_fmt bgr0 -f rawvideo "$out/qcif.bgrx"
+lavfi testsrc2=size=176x144:rate=30 -frames:v 4 -pix_fmt 0bgr -f rawvideo "$out/qcif.xbgr"
 lavfi testsrc2=size=630x270:rate=30 -frames:v 3 -pix_fmt yuv420p "$out/c630.y4m"
 lavfi testsrc2=size=352x288:rate=30 -frames:v 12 -pix_fmt yuv420p "$out/cif.y4m"
 lavfi testsrc2=size=1920x1080:rate=30 -frames:v 2 -pix_fmt yuv420p "$out/hd.y4m"

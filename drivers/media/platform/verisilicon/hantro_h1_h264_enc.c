@@ -196,7 +196,7 @@ static u32 hantro_h264_enc_set_input(struct hantro_dev *vpu,
 	}
 	for (i = 0; i < in->planes; i++)
 		vepu_write_relaxed(vpu, plane[i], in_plane[i]);
-	if (in->fmt >= H1_IN_FMT_RGB565) {
+	if (in->fmt >= ROCKCHIP_VPU_ENC_FMT_RGB565) {
 		k = ctx->h264_enc.cfg.matrix_coefficients == 1 ?
 			hantro_h264_enc_rgb_709 : hantro_h264_enc_rgb_601;
 		vepu_write_relaxed(vpu, H1_REG_RGB_YUV_COEFF_A(k[0]) |

@@ -205,15 +205,15 @@ static const struct hantro_h1_h264_enc_input hantro_h1_h264_enc_inputs[] = {
 	{ V4L2_PIX_FMT_YUYV, ROCKCHIP_VPU_ENC_FMT_YUYV422, 1, 2, H1_SWAP_ALL },
 	{ V4L2_PIX_FMT_UYVY, ROCKCHIP_VPU_ENC_FMT_UYVY422, 1, 2, H1_SWAP_ALL },
 	/* rrrrrggg gggbbbbb as a little-endian 16-bit value. */
-	{ V4L2_PIX_FMT_RGB565, H1_IN_FMT_RGB565, 1, 2, H1_SWAP_16_32, 15, 10, 4 },
+	{ V4L2_PIX_FMT_RGB565, ROCKCHIP_VPU_ENC_FMT_RGB565, 1, 2, H1_SWAP_16_32, 15, 10, 4 },
 	/* Bytes B G R X, R G B X, X R G B and X B G R. */
-	{ V4L2_PIX_FMT_XBGR32, H1_IN_FMT_RGB888, 1, 4,
+	{ V4L2_PIX_FMT_XBGR32, ROCKCHIP_VPU_ENC_FMT_RGB888, 1, 4,
 	  H1_REG_AXI_CTRL_INPUT_SWAP32, 23, 15, 7 },
-	{ V4L2_PIX_FMT_RGBX32, H1_IN_FMT_RGB888, 1, 4,
+	{ V4L2_PIX_FMT_RGBX32, ROCKCHIP_VPU_ENC_FMT_RGB888, 1, 4,
 	  H1_REG_AXI_CTRL_INPUT_SWAP32, 7, 15, 23 },
-	{ V4L2_PIX_FMT_XRGB32, H1_IN_FMT_RGB888, 1, 4,
+	{ V4L2_PIX_FMT_XRGB32, ROCKCHIP_VPU_ENC_FMT_RGB888, 1, 4,
 	  H1_REG_AXI_CTRL_INPUT_SWAP32, 15, 23, 31 },
-	{ V4L2_PIX_FMT_BGRX32, H1_IN_FMT_RGB888, 1, 4,
+	{ V4L2_PIX_FMT_BGRX32, ROCKCHIP_VPU_ENC_FMT_RGB888, 1, 4,
 	  H1_REG_AXI_CTRL_INPUT_SWAP32, 31, 23, 15 },
 };
 
@@ -266,7 +266,7 @@ int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg
 	/* Frames per second: the inverse of the OUTPUT frame interval. */
 	cfg->fps_num = ctx->timeperframe.denominator;
 	cfg->fps_den = ctx->timeperframe.numerator;
-	hantro_h264_enc_colour(&ctx->src_fmt, in->fmt >= H1_IN_FMT_RGB565, cfg);
+	hantro_h264_enc_colour(&ctx->src_fmt, in->fmt >= ROCKCHIP_VPU_ENC_FMT_RGB565, cfg);
 	val = hantro_h264_enc_ctrl(ctx, V4L2_CID_MPEG_VIDEO_H264_PROFILE,
 				   V4L2_MPEG_VIDEO_H264_PROFILE_CONSTRAINED_BASELINE);
 	cfg->profile_idc = hantro_h264_enc_profile_idc(val);

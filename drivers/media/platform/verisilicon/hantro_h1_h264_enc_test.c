@@ -170,13 +170,13 @@ static void hantro_h264_enc_test_input(struct kunit *test)
 	/* rgb565le: R in bits 15..11 of the little-endian value, no byte swap. */
 	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_RGB565);
 	KUNIT_ASSERT_NOT_NULL(test, in);
-	KUNIT_EXPECT_EQ(test, in->fmt, H1_IN_FMT_RGB565);
+	KUNIT_EXPECT_EQ(test, in->fmt, ROCKCHIP_VPU_ENC_FMT_RGB565);
 	KUNIT_EXPECT_EQ(test, in->msb_r, 15);
 	KUNIT_EXPECT_EQ(test, in->swap & H1_REG_AXI_CTRL_INPUT_SWAP8, 0);
 	/* B G R X in memory: R in bits 23..16 of the little-endian word. */
 	in = hantro_h1_h264_enc_input(V4L2_PIX_FMT_XBGR32);
 	KUNIT_ASSERT_NOT_NULL(test, in);
-	KUNIT_EXPECT_EQ(test, in->fmt, H1_IN_FMT_RGB888);
+	KUNIT_EXPECT_EQ(test, in->fmt, ROCKCHIP_VPU_ENC_FMT_RGB888);
 	KUNIT_EXPECT_EQ(test, in->msb_r, 23);
 	KUNIT_EXPECT_EQ(test, in->msb_b, 7);
 	KUNIT_EXPECT_EQ(test, in->swap, H1_REG_AXI_CTRL_INPUT_SWAP32);

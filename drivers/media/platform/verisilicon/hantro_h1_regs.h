@@ -149,10 +149,10 @@
 #define H1_REG_ADDR_MV_OUT				0x0d0
 #define H1_REG_RGB_YUV_COEFF(i)				(0x0d4 + ((i) * 0x4))
 /*
- * The fields of the RGB conversion and the RGB input formats are those of
- * Rockchip MPP, the user-space driver of the RK3288's H1 (VEPU1):
- * hal_h264e_vepu1_reg_tbl.h and vepu_common.h. Y = A R + B G + C B,
- * Cb = E (B - Y) + 128 and Cr = F (R - Y) + 128, coefficients in 2^-16.
+ * The fields of the RGB conversion are those of Rockchip MPP, the user-space
+ * driver of the RK3288's H1 (VEPU1), hal_h264e_vepu1_reg_tbl.h:
+ * Y = A R + B G + C B, Cb = E (B - Y) + 128 and Cr = F (R - Y) + 128,
+ * coefficients in 2^-16.
  */
 #define     H1_REG_RGB_YUV_COEFF_A(x)			((x) << 0)
 #define     H1_REG_RGB_YUV_COEFF_B(x)			((x) << 16)
@@ -163,11 +163,6 @@
 #define     H1_REG_RGB_MASK_MSB_R(x)			((x) << 16)
 #define     H1_REG_RGB_MASK_MSB_G(x)			((x) << 21)
 #define     H1_REG_RGB_MASK_MSB_B(x)			((x) << 26)
-#define H1_IN_FMT_RGB565				4
-#define H1_IN_FMT_RGB555				5
-#define H1_IN_FMT_RGB444				6
-#define H1_IN_FMT_RGB888				7
-#define H1_IN_FMT_RGB101010				8
 #define H1_REG_INTRA_AREA_CTRL				0x0e0
 #define H1_REG_CIR_INTRA_CTRL				0x0e4
 #define H1_REG_INTRA_SLICE_BITMAP(i)			(0x0e8 + ((i) * 0x4))

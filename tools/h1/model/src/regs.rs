@@ -87,15 +87,20 @@ registers! {
         => Model("ROCKCHIP_VPU_ENC_FMT_YUYV422 of enum hantro_enc_fmt, hantro_hw.h");
     pub const IN_FMT_UYVY422: u32 = 3
         => Model("ROCKCHIP_VPU_ENC_FMT_UYVY422 of enum hantro_enc_fmt, hantro_hw.h");
-    /// The RGB input formats and their codes are not in Linux: they are those
-    /// of Rockchip MPP's `enum VepuFormat_e` (`mpp/hal/vpu/common/vepu_common.h`),
-    /// the user-space driver of the same H1 on RK3288.
-    pub const IN_FMT_RGB565: u32 = 4 => Model("VEPU_FMT_RGB565 of Rockchip MPP's vepu_common.h");
-    pub const IN_FMT_RGB555: u32 = 5 => Model("VEPU_FMT_RGB555 of Rockchip MPP's vepu_common.h");
-    pub const IN_FMT_RGB444: u32 = 6 => Model("VEPU_FMT_RGB444 of Rockchip MPP's vepu_common.h");
-    pub const IN_FMT_RGB888: u32 = 7 => Model("VEPU_FMT_RGB888 of Rockchip MPP's vepu_common.h");
+    /// The RGB input formats: the series adds them to `enum hantro_enc_fmt`
+    /// with the codes of Rockchip MPP's `enum VepuFormat_e`
+    /// (`mpp/hal/vpu/common/vepu_common.h`), the user-space driver of the
+    /// same H1 on RK3288.
+    pub const IN_FMT_RGB565: u32 = 4
+        => Model("ROCKCHIP_VPU_ENC_FMT_RGB565 of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_FMT_RGB555: u32 = 5
+        => Model("ROCKCHIP_VPU_ENC_FMT_RGB555 of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_FMT_RGB444: u32 = 6
+        => Model("ROCKCHIP_VPU_ENC_FMT_RGB444 of enum hantro_enc_fmt, hantro_hw.h");
+    pub const IN_FMT_RGB888: u32 = 7
+        => Model("ROCKCHIP_VPU_ENC_FMT_RGB888 of enum hantro_enc_fmt, hantro_hw.h");
     pub const IN_FMT_RGB101010: u32 = 8
-        => Model("VEPU_FMT_RGB101010 of Rockchip MPP's vepu_common.h");
+        => Model("ROCKCHIP_VPU_ENC_FMT_RGB101010 of enum hantro_enc_fmt, hantro_hw.h");
     pub const IN_IMG_OVRFLB_SHIFT: u32 = 6 => Shift("H1_REG_IN_IMG_CTRL_OVRFLB");
     pub const IN_IMG_OVRFLR_D4_SHIFT: u32 = 10 => Shift("H1_REG_IN_IMG_CTRL_OVRFLR_D4");
     pub const IN_IMG_ROW_LEN_SHIFT: u32 = 12 => Shift("H1_REG_IN_IMG_CTRL_ROW_LEN");
@@ -165,9 +170,9 @@ registers! {
     /// Coefficient F (low half, Cr = F (R - Y) + 128) and the bit positions of
     /// the most significant bits of R, G and B in the pixel word.
     pub const RGB_MASK_MSB: usize = 0x0dc => Is("H1_REG_RGB_MASK_MSB");
-    pub const RGB_R_MSB_SHIFT: u32 = 16 => Model("VEPU_REG_RGB_MASK_R_MSB of Rockchip MPP");
-    pub const RGB_G_MSB_SHIFT: u32 = 21 => Model("VEPU_REG_RGB_MASK_G_MSB of Rockchip MPP");
-    pub const RGB_B_MSB_SHIFT: u32 = 26 => Model("VEPU_REG_RGB_MASK_B_MSB of Rockchip MPP");
+    pub const RGB_R_MSB_SHIFT: u32 = 16 => Shift("H1_REG_RGB_MASK_MSB_R");
+    pub const RGB_G_MSB_SHIFT: u32 = 21 => Shift("H1_REG_RGB_MASK_MSB_G");
+    pub const RGB_B_MSB_SHIFT: u32 = 26 => Shift("H1_REG_RGB_MASK_MSB_B");
 
     pub const MAD_CTRL: usize = 0x064 => Is("H1_REG_MAD_CTRL");
     pub const MAD_QP_SUM_DIV2_MASK: u32 = 0x1f_ffff
