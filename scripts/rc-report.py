@@ -73,7 +73,7 @@ def violations(stream):
     return under + over
 
 
-def low_delay(frames):
+def low_delay(frames, profile):
     fps = 30
     rows = []
     tmp = tempfile.mkdtemp(prefix="rc-low-delay-")
@@ -85,7 +85,7 @@ def low_delay(frames):
             ours = os.path.join(tmp, f"{clip}-{size}-{ms}.h264")
             stats = ours + ".jsonl"
             run([H264ENC, "encode", src, "--size", size, "--fps", str(fps), "-o", ours, "--bitrate", f"{kbps}k",
-                 "--cpb-size", str(ms), "--filler", "--stats", stats, "-q"])
+                 "--cpb-size", str(ms), "--filler", "--profile", profile, "--stats", stats, "-q"])
             fr = [json.loads(l) for l in open(stats)]
             # A P picture coded again as an IDR picture is an I picture with
             # more than one coding past the first picture (the CLI's GOP is
@@ -125,9 +125,11 @@ def main():
     ap.add_argument("--frames", type=int, default=150)
     ap.add_argument("--size", default="352x288")
     ap.add_argument("--low-delay", action="store_true")
+    ap.add_argument("--profile", default="high", choices=["baseline", "main", "high"],
+                    help="h264enc's profile (x264 veryfast codes High)")
     a = ap.parse_args()
     if a.low_delay:
-        return low_delay(a.frames)
+        return low_delay(a.frames, a.profile)
     w, h = (int(x) for x in a.size.split("x"))
     fps = 30
     rows = []
@@ -140,7 +142,7 @@ def main():
                 ours = os.path.join(tmp, f"{clip}-{kbps}-{mode}.h264")
                 stats = ours + ".jsonl"
                 cmd = [H264ENC, "encode", src, "--size", a.size, "--fps", str(fps), "-o", ours, "--bitrate", f"{kbps}k",
-                       "--cpb-size", "1000", "--stats", stats, "-q"]
+                       "--cpb-size", "1000", "--profile", a.profile, "--stats", stats, "-q"]
                 peak = kbps * 3 // 2 if mode == "vbr" else kbps
                 if mode == "cbr+filler":
                     cmd.append("--filler")
