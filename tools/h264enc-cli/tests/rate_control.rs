@@ -614,3 +614,54 @@ fn the_qp_settles_after_a_cut_and_is_as_steady_as_x264s() {
         );
     }
 }
+
+#[test]
+fn low_delay_psnr_is_x264_veryfasts_or_above() {
+    // CBR with filler at CPBs of 100 and 250 ms, High profile as x264
+    // veryfast codes, on a cut clip and the camera clip, beside x264
+    // veryfast --nal-hrd cbr with the same buffer on the same frames: our
+    // PSNR-Y is x264's or above (both decoded by ffmpeg).
+    for (name, frames) in [("scenecut", 90), ("carphone", 60)] {
+        let clip = y4m(name, 352, 288, frames);
+        let raw = h264_oracle::clip(name, 352, 288, frames);
+        for ms in ["100", "250"] {
+            let tag = format!("ld-psnr-{name}-{ms}");
+            let ours = tmp(&format!("{tag}.h264")).display().to_string();
+            let e = run(&[
+                "encode",
+                &clip,
+                "-o",
+                &ours,
+                "--bitrate",
+                "300k",
+                "--cpb-size",
+                ms,
+                "--filler",
+                "--profile",
+                "high",
+                "-q",
+            ]);
+            assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+            let theirs = tmp(&format!("{tag}-x264.h264"));
+            let bufsize = (300 * ms.parse::<u32>().unwrap() / 1000).to_string();
+            let x = Command::new("x264")
+                .args(["--quiet", "--threads", "1", "--preset", "veryfast"])
+                .args(["--ref", "1", "--bframes", "0", "--bitrate", "300"])
+                .args(["--vbv-maxrate", "300", "--vbv-bufsize", &bufsize])
+                .args(["--nal-hrd", "cbr", "-o"])
+                .arg(&theirs)
+                .arg(&clip)
+                .output()
+                .expect("x264");
+            assert!(x.status.success(), "{}", String::from_utf8_lossy(&x.stderr));
+            let psnr = |path: &std::path::Path| {
+                let dec = h264_oracle::ffmpeg_decode(&std::fs::read(path).unwrap()).unwrap();
+                assert_eq!(dec.len(), raw.len(), "{tag}: every frame decoded");
+                h264_oracle::psnr_y(&raw, &dec, 352, 288)
+            };
+            let (p, xp) = (psnr(std::path::Path::new(&ours)), psnr(&theirs));
+            eprintln!("{tag}: PSNR-Y ours {p:.2} dB, x264 veryfast {xp:.2} dB");
+            assert!(p >= xp, "{tag}: PSNR-Y {p:.2} dB below x264's {xp:.2} dB");
+        }
+    }
+}

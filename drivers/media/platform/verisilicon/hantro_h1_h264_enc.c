@@ -156,14 +156,6 @@ void hantro_h1_h264_enc_exit(struct hantro_ctx *ctx)
 }
 
 /*
- * The conversion coefficients of RGB input (Rockchip MPP's, in 2^-16):
- * A, B, C of Y = A R + B G + C B, E of Cb = E (B - Y) + 128 and F of
- * Cr = F (R - Y) + 128, for BT.601 and BT.709, full range.
- */
-static const u16 hantro_h264_enc_rgb_601[] = { 19589, 38443, 7504, 37008, 46740 };
-static const u16 hantro_h264_enc_rgb_709[] = { 13933, 46871, 4732, 35317, 41615 };
-
-/*
  * Programs the source picture; returns the input swaps of H1_REG_AXI_CTRL
  * its format reads with.
  */
@@ -181,7 +173,10 @@ static u32 hantro_h264_enc_set_input(struct hantro_dev *vpu,
 	/* The configuration took only formats the H1 reads. */
 	const struct hantro_h1_h264_enc_input *in =
 		hantro_h1_h264_enc_input(fmt->pixelformat);
-	const u16 *k;
+	static const u32 rgb_reg[] = {
+		H1_REG_RGB_YUV_COEFF(0), H1_REG_RGB_YUV_COEFF(1), H1_REG_RGB_MASK_MSB,
+	};
+	u32 rgb[ARRAY_SIZE(rgb_reg)];
 	unsigned int i;
 	dma_addr_t plane[3];
 
@@ -197,19 +192,9 @@ static u32 hantro_h264_enc_set_input(struct hantro_dev *vpu,
 	for (i = 0; i < in->planes; i++)
 		vepu_write_relaxed(vpu, plane[i], in_plane[i]);
 	if (in->fmt >= ROCKCHIP_VPU_ENC_FMT_RGB565) {
-		k = ctx->h264_enc.cfg.matrix_coefficients == 1 ?
-			hantro_h264_enc_rgb_709 : hantro_h264_enc_rgb_601;
-		vepu_write_relaxed(vpu, H1_REG_RGB_YUV_COEFF_A(k[0]) |
-				   H1_REG_RGB_YUV_COEFF_B(k[1]),
-				   H1_REG_RGB_YUV_COEFF(0));
-		vepu_write_relaxed(vpu, H1_REG_RGB_YUV_COEFF_C(k[2]) |
-				   H1_REG_RGB_YUV_COEFF_E(k[3]),
-				   H1_REG_RGB_YUV_COEFF(1));
-		vepu_write_relaxed(vpu, H1_REG_RGB_MASK_MSB_COEFF_F(k[4]) |
-				   H1_REG_RGB_MASK_MSB_R(in->msb_r) |
-				   H1_REG_RGB_MASK_MSB_G(in->msb_g) |
-				   H1_REG_RGB_MASK_MSB_B(in->msb_b),
-				   H1_REG_RGB_MASK_MSB);
+		hantro_h1_h264_enc_rgb_regs(in, ctx->h264_enc.cfg.matrix_coefficients, rgb);
+		for (i = 0; i < ARRAY_SIZE(rgb_reg); i++)
+			vepu_write_relaxed(vpu, rgb[i], rgb_reg[i]);
 	}
 	/* ROW_LEN counts pixels of the first plane. */
 	vepu_write_relaxed(vpu, H1_REG_IN_IMG_CTRL_ROW_LEN(stride / in->bytes_per_pixel) |
@@ -429,34 +414,6 @@ static void hantro_h264_enc_set_params(struct hantro_dev *vpu,
  * A failed frame: the stream state is as if it had not been queued, and its
  * feedback gives the reason (@err, a negative errno).
  */
-/*
- * The reference pictures the core holds after the last completed frame, in
- * the decoder's DPB entry form: the pictures a client may name next.
- */
-static void hantro_h264_enc_report_dpb(struct hantro_h264_enc_hw_ctx *enc,
-				       struct v4l2_ctrl_h264_encode_feedback *fb)
-{
-	struct h264enc_dpb_entry e;
-	u32 i;
-
-	memset(fb->dpb, 0, sizeof(fb->dpb));
-	for (i = 0; i < ARRAY_SIZE(fb->dpb); i++) {
-		struct v4l2_h264_dpb_entry *d = &fb->dpb[i];
-
-		if (h264enc_get_dpb_entry(enc->core, i, &e))
-			break;
-		d->reference_ts = e.timestamp;
-		d->frame_num = e.frame_num;
-		d->pic_num = e.long_term ? e.long_term_frame_idx : e.frame_num;
-		d->fields = V4L2_H264_FRAME_REF;
-		d->top_field_order_cnt = e.pic_order_cnt;
-		d->bottom_field_order_cnt = e.pic_order_cnt;
-		d->flags = V4L2_H264_DPB_ENTRY_FLAG_VALID | V4L2_H264_DPB_ENTRY_FLAG_ACTIVE;
-		if (e.long_term)
-			d->flags |= V4L2_H264_DPB_ENTRY_FLAG_LONG_TERM;
-	}
-}
-
 static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 {
 	static const u32 no_stats[HANTRO_H1_H264_ENC_STATS_LEN];
@@ -469,7 +426,7 @@ static void hantro_h264_enc_fail(struct hantro_ctx *ctx, int err)
 	memset(&enc->feedback, 0, sizeof(enc->feedback));
 	enc->feedback.error = -err;
 	/* The stream is as if the frame had not been queued: so is its DPB. */
-	hantro_h264_enc_report_dpb(enc, &enc->feedback);
+	hantro_h1_h264_enc_report_dpb(enc, &enc->feedback);
 	hantro_h1_h264_enc_set_feedback(ctx, &enc->feedback);
 	hantro_h1_h264_enc_set_stats(ctx, no_stats);
 }
@@ -759,7 +716,7 @@ static int hantro_h264_enc_done(struct hantro_ctx *ctx)
 	fb->nal_ref_idc = st.nal_ref_idc;
 	fb->temporal_id = st.temporal_id;
 	fb->passes = st.passes;
-	hantro_h264_enc_report_dpb(enc, fb);
+	hantro_h1_h264_enc_report_dpb(enc, fb);
 	hantro_h1_h264_enc_set_feedback(ctx, fb);
 	hantro_h264_enc_stats(&hw, stats);
 	hantro_h1_h264_enc_set_stats(ctx, stats);

@@ -97,6 +97,10 @@ struct hantro_h1_h264_enc_input {
 /* hantro_h1_h264_enc_ctrls.c */
 struct vb2_v4l2_buffer;
 const struct hantro_h1_h264_enc_input *hantro_h1_h264_enc_input(u32 pixelformat);
+void hantro_h1_h264_enc_rgb_regs(const struct hantro_h1_h264_enc_input *in,
+				 u8 matrix_coefficients, u32 regs[3]);
+void hantro_h1_h264_enc_report_dpb(struct hantro_h264_enc_hw_ctx *enc,
+				   struct v4l2_ctrl_h264_encode_feedback *fb);
 int hantro_h1_h264_enc_config(struct hantro_ctx *ctx, struct h264enc_config *cfg);
 void hantro_h1_h264_enc_grab_ctrls(struct hantro_ctx *ctx, bool grab);
 void hantro_h1_h264_enc_frame_params(struct hantro_ctx *ctx,

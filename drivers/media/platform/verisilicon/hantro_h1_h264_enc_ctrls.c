@@ -237,6 +237,36 @@ const struct hantro_h1_h264_enc_input *hantro_h1_h264_enc_input(u32 pixelformat)
 	return NULL;
 }
 
+/*
+ * The conversion coefficients of RGB input (Rockchip MPP's, in 2^-16):
+ * A, B, C of Y = A R + B G + C B, E of Cb = E (B - Y) + 128 and F of
+ * Cr = F (R - Y) + 128, for BT.601 and BT.709, full range.
+ */
+static const u16 hantro_h264_enc_rgb_601[] = { 19589, 38443, 7504, 37008, 46740 };
+static const u16 hantro_h264_enc_rgb_709[] = { 13933, 46871, 4732, 35317, 41615 };
+
+/**
+ * hantro_h1_h264_enc_rgb_regs() - the conversion registers of an RGB input
+ * @in: the input format, one of the RGB ones
+ * @matrix_coefficients: the stream's matrix_coefficients: 1 (BT.709) selects
+ *	the BT.709 conversion, anything else the BT.601 one
+ * @regs: filled with the values of H1_REG_RGB_YUV_COEFF(0),
+ *	H1_REG_RGB_YUV_COEFF(1) and H1_REG_RGB_MASK_MSB
+ */
+void hantro_h1_h264_enc_rgb_regs(const struct hantro_h1_h264_enc_input *in,
+				 u8 matrix_coefficients, u32 regs[3])
+{
+	const u16 *k = matrix_coefficients == 1 ? hantro_h264_enc_rgb_709 :
+						    hantro_h264_enc_rgb_601;
+
+	regs[0] = H1_REG_RGB_YUV_COEFF_A(k[0]) | H1_REG_RGB_YUV_COEFF_B(k[1]);
+	regs[1] = H1_REG_RGB_YUV_COEFF_C(k[2]) | H1_REG_RGB_YUV_COEFF_E(k[3]);
+	regs[2] = H1_REG_RGB_MASK_MSB_COEFF_F(k[4]) |
+		  H1_REG_RGB_MASK_MSB_R(in->msb_r) |
+		  H1_REG_RGB_MASK_MSB_G(in->msb_g) |
+		  H1_REG_RGB_MASK_MSB_B(in->msb_b);
+}
+
 /**
  * hantro_h1_h264_enc_config() - the stream's configuration
  * @ctx: the hantro context
@@ -605,4 +635,36 @@ void hantro_h1_h264_enc_force_key_frame(struct hantro_ctx *ctx)
 {
 	if (hantro_is_h264_encoder(ctx))
 		WRITE_ONCE(ctx->h264_enc.force_key_frame, true);
+}
+
+/**
+ * hantro_h1_h264_enc_report_dpb() - the feedback's DPB
+ * @enc: the encoder state
+ * @fb: the feedback whose @dpb is filled
+ *
+ * The reference pictures the core holds after the last completed frame, in
+ * the decoder's DPB entry form: the pictures a client may name next.
+ */
+void hantro_h1_h264_enc_report_dpb(struct hantro_h264_enc_hw_ctx *enc,
+				   struct v4l2_ctrl_h264_encode_feedback *fb)
+{
+	struct h264enc_dpb_entry e;
+	u32 i;
+
+	memset(fb->dpb, 0, sizeof(fb->dpb));
+	for (i = 0; i < ARRAY_SIZE(fb->dpb); i++) {
+		struct v4l2_h264_dpb_entry *d = &fb->dpb[i];
+
+		if (h264enc_get_dpb_entry(enc->core, i, &e))
+			break;
+		d->reference_ts = e.timestamp;
+		d->frame_num = e.frame_num;
+		d->pic_num = e.long_term ? e.long_term_frame_idx : e.frame_num;
+		d->fields = V4L2_H264_FRAME_REF;
+		d->top_field_order_cnt = e.pic_order_cnt;
+		d->bottom_field_order_cnt = e.pic_order_cnt;
+		d->flags = V4L2_H264_DPB_ENTRY_FLAG_VALID | V4L2_H264_DPB_ENTRY_FLAG_ACTIVE;
+		if (e.long_term)
+			d->flags |= V4L2_H264_DPB_ENTRY_FLAG_LONG_TERM;
+	}
 }

@@ -184,6 +184,22 @@ static void hantro_h264_enc_test_input(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, hantro_h1_h264_enc_input(V4L2_PIX_FMT_H264));
 }
 
+/* The conversion registers: MPP's coefficients, the MSB positions above F. */
+static void hantro_h264_enc_test_rgb_regs(struct kunit *test)
+{
+	const struct hantro_h1_h264_enc_input *in =
+		hantro_h1_h264_enc_input(V4L2_PIX_FMT_XBGR32);
+	u32 regs[3];
+
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	hantro_h1_h264_enc_rgb_regs(in, 6, regs);
+	KUNIT_EXPECT_EQ(test, regs[0], 38443u << 16 | 19589);
+	KUNIT_EXPECT_EQ(test, regs[1], 37008u << 16 | 7504);
+	KUNIT_EXPECT_EQ(test, regs[2], 7u << 26 | 15u << 21 | 23u << 16 | 46740);
+	hantro_h1_h264_enc_rgb_regs(in, 1, regs);
+	KUNIT_EXPECT_EQ(test, regs[0], 46871u << 16 | 13933);
+}
+
 /* The CABAC table: per QP the I-slice states, then the P-slice ones. */
 static void hantro_h264_enc_test_cabac_table(struct kunit *test)
 {
@@ -215,6 +231,7 @@ static struct kunit_case hantro_h264_enc_test_cases[] = {
 	KUNIT_CASE(hantro_h264_enc_test_count_nals),
 	KUNIT_CASE(hantro_h264_enc_test_payload),
 	KUNIT_CASE(hantro_h264_enc_test_input),
+	KUNIT_CASE(hantro_h264_enc_test_rgb_regs),
 	KUNIT_CASE(hantro_h264_enc_test_cabac_table),
 	{}
 };
