@@ -173,6 +173,7 @@ GST
 # the clip cache read-only.
 element_tests="forced_key_frames_and_a_bit_rate_change_while_playing
 	an_upstream_key_unit_request_gives_an_idr_picture
+	a_flush_drops_the_frames_in_flight_and_the_next_is_an_idr_picture
 	new_caps_drain_and_restart_with_new_parameter_sets
 	frames_in_flight_keep_the_stream_its_order_and_the_latency_they_add"
 element_bin=$(cd "$here" && cargo test --release -q -p gst-v4l2slh264enc --test element --no-run \
@@ -182,7 +183,7 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "element":
         print(m["executable"])')
 [ -x "$element_bin" ] || fail "no test binary of the element"
-for c in 320x240:90 176x144:20 176x144:5 320x240:5 176x144:12; do
+for c in 320x240:90 176x144:20 176x144:5 320x240:5 176x144:12 176x144:9; do
 	"$here/tools/testing/content/make-clip.sh" meadow "${c%:*}" "${c#*:}" yuv >/dev/null
 done
 cat >"$out/gst-events" <<EVENTS
@@ -346,9 +347,9 @@ frames=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream
 	-of csv=p=0 "$out/gst.dev.h264")
 [ "$frames" = 15 ] || fail "the element's stream decodes to ${frames:-no} frames, not 15"
 echo "h1-vm-check: gst-launch-1.0 with v4l2slh264enc on the device, from YUY2: 15 frames decoded, the virtual device's stream"
-[ "$(cat "$out/gst-events.status")" = 0 ] && grep -q "^test result: ok. 4 passed" "$out/gst-events.log" ||
+[ "$(cat "$out/gst-events.status")" = 0 ] && grep -q "^test result: ok. 5 passed" "$out/gst-events.log" ||
 	{ cat "$out/gst-events.log" >&2; fail "the element's event tests failed on the device"; }
-echo "h1-vm-check: the element on the device: forced key units down- and upstream, a bit rate change while playing, new caps, 1, 2 and 4 frames in flight (4 appsrc tests pass)"
+echo "h1-vm-check: the element on the device: forced key units down- and upstream, a bit rate change while playing, a flush, new caps, 1, 2 and 4 frames in flight (5 appsrc tests pass)"
 
 # h1-vm.sh exits 3 on any unreferenced object: this is the figure, and the
 # proof that the scans ran.

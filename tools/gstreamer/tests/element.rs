@@ -1,52 +1,14 @@
 //! The element in pipelines: the README's gst-launch pipeline through the
 //! real `gst-launch-1.0` with the built plugin, and harnesses (appsrc and
-//! appsink) for forced key frames, a bit rate change while playing, NV12
-//! input and timestamps; every stream is decoded by ffmpeg.
+//! appsink) for forced key frames, a bit rate change while playing, a
+//! flush, new caps and frames in flight; every stream is decoded by ffmpeg.
+//! `scripts/h1-vm-check.sh` runs the event tests on the real driver too.
 
+mod common;
+
+use common::*;
 use gst::prelude::*;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// The directory holding the built plugin (target/<profile>), next to the test binary's `deps/`.
-fn plugin_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let so = dir.join("libgstv4l2slh264enc.so");
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let built = modified(&so).unwrap_or_else(|| {
-        panic!(
-            "{} has no libgstv4l2slh264enc.so: cargo build --release --workspace first",
-            dir.display()
-        )
-    });
-    // `cargo test` rebuilds the rlib the harness tests link, not the plugin
-    // gst-launch-1.0 loads: refuse to test a stale plugin.
-    let newest_rlib = std::fs::read_dir(dir.join("deps"))
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with("libgstv4l2slh264enc-") && n.ends_with(".rlib")
-        })
-        .filter_map(|e| modified(&e.path()))
-        .max();
-    assert!(
-        newest_rlib.is_none_or(|r| r <= built),
-        "the plugin is older than the element's code: cargo build --release -p gst-v4l2slh264enc"
-    );
-    dir.to_path_buf()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("gst-h264enc-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
-
-fn init() {
-    gst::init().unwrap();
-    gstv4l2slh264enc::plugin_register_static().unwrap();
-}
 
 #[test]
 fn the_readme_pipeline_runs_in_gst_launch() {
@@ -145,144 +107,6 @@ fn gst_inspect_documents_every_property() {
     assert!(text.contains("video/x-h264") && text.contains("byte-stream"));
 }
 
-/// appsrc ! v4l2slh264enc (with `props`) ! appsink, playing.
-fn pipeline(
-    props: &[(&str, &str)],
-) -> (
-    gst::Pipeline,
-    gst_app::AppSrc,
-    gst::Element,
-    gst_app::AppSink,
-) {
-    init();
-    let src = gst_app::AppSrc::builder().format(gst::Format::Time).build();
-    let enc = gst::ElementFactory::make("v4l2slh264enc").build().unwrap();
-    // scripts/h1-vm-check.sh runs these pipelines on the real driver too.
-    if let Ok(dev) = std::env::var("V4L2SLH264ENC_TEST_DEVICE") {
-        enc.set_property("device", dev);
-    }
-    for (k, v) in props {
-        enc.set_property_from_str(k, v);
-    }
-    let sink = gst_app::AppSink::builder().sync(false).build();
-    let pipeline = gst::Pipeline::new();
-    pipeline
-        .add_many([src.upcast_ref(), &enc, sink.upcast_ref()])
-        .unwrap();
-    gst::Element::link_many([src.upcast_ref(), &enc, sink.upcast_ref()]).unwrap();
-    pipeline.set_state(gst::State::Playing).unwrap();
-    (pipeline, src, enc, sink)
-}
-
-/// The frames the element holds with its default of 2 in flight: frame n
-/// comes out when frame n + 1 goes in.
-const LAG: u64 = 1;
-
-/// Pushes frame `n` (at n/30 s) and returns the coded sample that comes out
-/// for it: frame n - `lag`'s, before the next push.
-fn push_lag(
-    src: &gst_app::AppSrc,
-    sink: &gst_app::AppSink,
-    frame: &[u8],
-    n: u64,
-    lag: u64,
-) -> Option<gst::Sample> {
-    let mut buf = gst::Buffer::from_slice(frame.to_vec());
-    buf.get_mut()
-        .unwrap()
-        .set_pts(gst::ClockTime::from_nseconds(n * 1_000_000_000 / 30));
-    src.push_buffer(buf).unwrap();
-    (n >= lag).then(|| {
-        sink.try_pull_sample(gst::ClockTime::from_seconds(30))
-            .expect("a sample per frame")
-    })
-}
-
-fn push(
-    src: &gst_app::AppSrc,
-    sink: &gst_app::AppSink,
-    frame: &[u8],
-    n: u64,
-) -> Option<gst::Sample> {
-    push_lag(src, sink, frame, n, LAG)
-}
-
-/// Ends the stream, waits for EOS through the pipeline and returns the
-/// samples of the frames that were still in flight.
-fn drain(
-    pipeline: &gst::Pipeline,
-    src: &gst_app::AppSrc,
-    sink: &gst_app::AppSink,
-) -> Vec<gst::Sample> {
-    src.end_of_stream().unwrap();
-    let mut rest = Vec::new();
-    while let Ok(s) = sink.pull_sample() {
-        rest.push(s);
-    }
-    let msg = pipeline
-        .bus()
-        .unwrap()
-        .timed_pop_filtered(
-            gst::ClockTime::from_seconds(30),
-            &[gst::MessageType::Eos, gst::MessageType::Error],
-        )
-        .expect("EOS");
-    assert!(matches!(msg.view(), gst::MessageView::Eos(_)), "{msg:?}");
-    pipeline.set_state(gst::State::Null).unwrap();
-    rest
-}
-
-/// Encodes `frames` through appsrc ! v4l2slh264enc ! appsink; `before(i, src, enc)`
-/// runs before frame i is pushed. Returns the samples.
-fn encode(
-    w: usize,
-    h: usize,
-    format: &str,
-    frames: &[Vec<u8>],
-    props: &[(&str, &str)],
-    mut before: impl FnMut(usize, &gst_app::AppSrc, &gst::Element),
-) -> Vec<gst::Sample> {
-    init();
-    let caps = gst::Caps::builder("video/x-raw")
-        .field("format", format)
-        .field("width", w as i32)
-        .field("height", h as i32)
-        .field("framerate", gst::Fraction::new(30, 1))
-        .build();
-    let (pipeline, src, enc, sink) = pipeline(props);
-    src.set_caps(Some(&caps));
-    let lag = props
-        .iter()
-        .find(|(k, _)| *k == "in-flight")
-        .map_or(LAG, |(_, v)| v.parse::<u64>().unwrap() - 1);
-    let mut samples = Vec::new();
-    for (i, f) in frames.iter().enumerate() {
-        before(i, &src, &enc);
-        samples.extend(push_lag(&src, &sink, f, i as u64, lag));
-    }
-    samples.extend(drain(&pipeline, &src, &sink));
-    samples
-}
-
-/// The stream [`encode`] gives, without events.
-fn stream(w: usize, h: usize, format: &str, frames: &[Vec<u8>], props: &[(&str, &str)]) -> Vec<u8> {
-    encode(w, h, format, frames, props, |_, _, _| {})
-        .iter()
-        .flat_map(bytes)
-        .collect()
-}
-
-fn is_key(s: &gst::Sample) -> bool {
-    !s.buffer()
-        .unwrap()
-        .flags()
-        .contains(gst::BufferFlags::DELTA_UNIT)
-}
-
-fn bytes(s: &gst::Sample) -> Vec<u8> {
-    s.buffer().unwrap().map_readable().unwrap().to_vec()
-}
-
 #[test]
 fn forced_key_frames_and_a_bit_rate_change_while_playing() {
     let (w, h) = (320, 240);
@@ -372,6 +196,56 @@ fn an_upstream_key_unit_request_gives_an_idr_picture() {
         types.contains(&7) && types.contains(&8) && types.contains(&5),
         "{types:?}"
     );
+}
+
+#[test]
+fn a_flush_drops_the_frames_in_flight_and_the_next_is_an_idr_picture() {
+    // Two in flight: frame 5 is queued on the device when the flush comes.
+    // It never comes out, and frame 6, the next after the flush, is an IDR
+    // picture with its own timestamp.
+    let (w, h) = (176, 144);
+    let clip = h264_oracle::clip("meadow", w, h, 9);
+    let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
+    let (pipeline, src, enc, sink) = pipeline(&[("rate-control", "cqp"), ("quantizer", "30")]);
+    let caps = gst::Caps::builder("video/x-raw")
+        .field("format", "I420")
+        .field("width", w as i32)
+        .field("height", h as i32)
+        .field("framerate", gst::Fraction::new(30, 1))
+        .build();
+    src.set_caps(Some(&caps));
+    let mut samples = Vec::new();
+    for (i, f) in frames.iter().enumerate().take(6) {
+        samples.extend(push(&src, &sink, f, i as u64));
+    }
+    assert_eq!(samples.len(), 5, "frames 0..4 out, frame 5 in flight");
+    // The streaming thread is idle: the flush goes straight to the element.
+    let pad = enc.static_pad("sink").unwrap();
+    assert!(pad.send_event(gst::event::FlushStart::new()));
+    assert!(pad.send_event(gst::event::FlushStop::new(true)));
+    let segment = gst::FormattedSegment::<gst::ClockTime>::new();
+    assert!(pad.send_event(gst::event::Segment::new(&segment)));
+    // Nothing is in flight now: frame 6 comes out when frame 7 goes in.
+    assert!(push_lag(&src, &sink, &frames[6], 6, u64::MAX).is_none());
+    for (i, f) in frames.iter().enumerate().skip(7) {
+        samples.extend(push(&src, &sink, f, i as u64));
+    }
+    samples.extend(drain(&pipeline, &src, &sink));
+    let pts: Vec<u64> = samples
+        .iter()
+        .map(|s| (s.buffer().unwrap().pts().unwrap().nseconds() * 30).div_ceil(1_000_000_000))
+        .collect();
+    assert_eq!(
+        pts,
+        [0, 1, 2, 3, 4, 6, 7, 8],
+        "frame 5 dropped, the rest in order"
+    );
+    let keys: Vec<bool> = samples.iter().map(is_key).collect();
+    assert_eq!(keys, [true, false, false, false, false, true, false, false]);
+    // The part after the flush decodes on its own: its IDR picture starts afresh.
+    let after: Vec<u8> = samples[5..].iter().flat_map(bytes).collect();
+    let dec = h264_oracle::ffmpeg_decode(&after).unwrap();
+    assert_eq!(dec.len(), w * h * 3 / 2 * 3);
 }
 
 #[test]
@@ -465,149 +339,6 @@ fn frames_in_flight_keep_the_stream_its_order_and_the_latency_they_add() {
     assert!(streams[0] == streams[1] && streams[1] == streams[2]);
     let dec = h264_oracle::ffmpeg_decode(&streams[0]).unwrap();
     assert_eq!(dec.len(), clip.len());
-}
-
-#[test]
-fn nv12_input_codes_the_same_pictures_as_i420() {
-    let (w, h) = (176, 144);
-    let clip = h264_oracle::clip("meadow", w, h, 10);
-    let i420: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
-    let nv12: Vec<Vec<u8>> = i420
-        .iter()
-        .map(|f| {
-            let (y, c) = f.split_at(w * h);
-            let (u, v) = c.split_at(w * h / 4);
-            let mut o = y.to_vec();
-            for (a, b) in u.iter().zip(v) {
-                o.extend_from_slice(&[*a, *b]);
-            }
-            o
-        })
-        .collect();
-    let props = [("rate-control", "cqp"), ("quantizer", "28")];
-    let a = stream(w, h, "I420", &i420, &props);
-    let b = stream(w, h, "NV12", &nv12, &props);
-    assert!(a == b, "NV12 and I420 streams differ");
-    assert_eq!(
-        h264_oracle::ffmpeg_decode(&a).unwrap().len(),
-        w * h * 3 / 2 * 10
-    );
-}
-
-#[test]
-fn packed_422_input_codes_the_same_pictures_as_i420() {
-    // YUY2 and UYVY frames whose chroma rows repeat the I420 clip's: the
-    // H1 averages each pair of rows, so it codes the I420 pictures, and the
-    // streams are the same bytes.
-    let (w, h) = (176, 144);
-    let clip = h264_oracle::clip("meadow", w, h, 6);
-    let i420: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
-    let props = [("rate-control", "cqp"), ("quantizer", "28")];
-    let a = stream(w, h, "I420", &i420, &props);
-    for (format, uyvy) in [("YUY2", false), ("UYVY", true)] {
-        let packed: Vec<Vec<u8>> = i420
-            .iter()
-            .map(|f| h264_oracle::i420_to_packed_422(f, w, h, uyvy))
-            .collect();
-        let b = stream(w, h, format, &packed, &props);
-        assert!(a == b, "{format} and I420 streams differ");
-    }
-}
-
-#[test]
-fn rgb_input_is_converted_to_full_range_bt601() {
-    // The same pictures in the four 32-bit orders give the same stream,
-    // whose decode is ffmpeg's own full-range BT.601 conversion of them,
-    // within coding noise; RGB16 (RGB565) codes those pictures too.
-    let (w, h) = (176, 144);
-    let clip = h264_oracle::clip("meadow", w, h, 4);
-    let props = [("rate-control", "cqp"), ("quantizer", "16")];
-    let frames = |ffmpeg: &str, bpp: usize| -> Vec<Vec<u8>> {
-        let rgb = h264_oracle::i420_to_rgb(&clip, w, h, ffmpeg).unwrap();
-        rgb.chunks(w * h * bpp).map(<[u8]>::to_vec).collect()
-    };
-    let bgrx_frames = frames("bgr0", 4);
-    let bgrx = stream(w, h, "BGRx", &bgrx_frames, &props);
-    // The other orders of the same pixels (ffmpeg's conversions to them
-    // round differently, so they are made by moving the bytes).
-    for (format, order) in [
-        ("RGBx", [2, 1, 0, 3]),
-        ("xRGB", [3, 2, 1, 0]),
-        ("xBGR", [3, 0, 1, 2]),
-    ] {
-        let moved: Vec<Vec<u8>> = bgrx_frames
-            .iter()
-            .map(|f| f.chunks(4).flat_map(|p| order.map(|k| p[k])).collect())
-            .collect();
-        let other = stream(w, h, format, &moved, &props);
-        assert!(other == bgrx, "{format} and BGRx streams differ");
-    }
-    let dec = h264_oracle::ffmpeg_decode(&bgrx).unwrap();
-    let rgb = tmp("element-rgb.bgr0");
-    std::fs::write(&rgb, bgrx_frames.concat()).unwrap();
-    let out = Command::new("ffmpeg")
-        .args([
-            "-v", "error", "-f", "rawvideo", "-pix_fmt", "bgr0", "-s", "176x144", "-i",
-        ])
-        .arg(&rgb)
-        .args(["-vf", "scale=out_color_matrix=bt601:out_range=full"])
-        .args(["-pix_fmt", "yuvj420p", "-f", "rawvideo", "-"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let psnr = h264_oracle::psnr_y(&dec, &out.stdout, w, h);
-    assert!(
-        psnr > 40.0,
-        "BGRx: PSNR-Y {psnr:.2} dB against ffmpeg's conversion"
-    );
-    let rgb16 = stream(w, h, "RGB16", &frames("rgb565le", 2), &props);
-    let dec16 = h264_oracle::ffmpeg_decode(&rgb16).unwrap();
-    let psnr = h264_oracle::psnr_y(&dec16, &dec, w, h);
-    assert!(
-        psnr > 35.0,
-        "RGB16: PSNR-Y {psnr:.2} dB against the BGRx decode"
-    );
-}
-
-#[test]
-fn an_even_width_the_h1_reads_wider_decodes_to_that_size() {
-    // 630x270: the H1 reads 632 columns (its overfill counts 4 pixels), the
-    // element pads its rows, the SPS crops to 630. GStreamer's I420 rows
-    // are 4-byte aligned (632 and 316 bytes): the frames are laid out so.
-    init();
-    let (w, h) = (630usize, 270usize);
-    let clip = h264_oracle::clip("testsrc2", w, h, 3);
-    let info = gst_video::VideoInfo::builder(gst_video::VideoFormat::I420, w as u32, h as u32)
-        .build()
-        .unwrap();
-    let frames: Vec<Vec<u8>> = clip
-        .chunks(w * h * 3 / 2)
-        .map(|f| {
-            let mut out = vec![0u8; info.size()];
-            let mut src = f;
-            for (p, (cw, ch)) in [(w, h), (w / 2, h / 2), (w / 2, h / 2)]
-                .into_iter()
-                .enumerate()
-            {
-                let (off, stride) = (info.offset()[p], info.stride()[p] as usize);
-                for r in 0..ch {
-                    out[off + r * stride..][..cw].copy_from_slice(&src[..cw]);
-                    src = &src[cw..];
-                }
-            }
-            out
-        })
-        .collect();
-    let props = [("rate-control", "cqp"), ("quantizer", "30")];
-    let coded = stream(w, h, "I420", &frames, &props);
-    let dec = h264_oracle::ffmpeg_decode(&coded).unwrap();
-    assert_eq!(dec.len(), w * h * 3 / 2 * 3);
-    // The pictures are the clip's, coded well (PSNR-Y of a QP 30 stream).
-    let psnr = h264_oracle::psnr_y(&clip, &dec, w, h);
-    assert!(
-        psnr > 35.0,
-        "PSNR-Y {psnr} dB: the element read the rows wrong"
-    );
 }
 
 #[test]

@@ -482,30 +482,32 @@ fn profile_level(au: &[u8]) -> Option<(&'static str, String)> {
 }
 
 impl V4l2SlH264Enc {
+    /// Posts an encode error. Called with no lock of the element held: an
+    /// application's bus sync handler may call back into the element.
+    fn encode_error(&self, msg: &str) -> gst::FlowError {
+        gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", msg]);
+        gst::FlowError::Error
+    }
+
     /// Waits for the oldest frame in flight and sends it downstream (the
     /// output caps before the first, from its SPS).
     fn output_oldest(&self) -> Result<gst::FlowSuccess, gst::FlowError> {
         let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let st = guard.as_mut().ok_or(gst::FlowError::NotNegotiated)?;
         let id = st.in_flight.pop_front().ok_or(gst::FlowError::Error)?;
-        let done = st.dev.dequeue().map_err(|e| {
-            gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", e]);
-            gst::FlowError::Error
-        })?;
+        let done = match st.dev.dequeue() {
+            Ok(done) => done,
+            Err(e) => {
+                drop(guard);
+                return Err(self.encode_error(&e.to_string()));
+            }
+        };
         let why = done.log.unwrap_or_default();
         let done = done.completed;
         if done.error != 0 {
-            gst::element_imp_error!(
-                self,
-                gst::StreamError::Encode,
-                [
-                    "frame {} failed on the device ({}): {}",
-                    id,
-                    done.error,
-                    why
-                ]
-            );
-            return Err(gst::FlowError::Error);
+            drop(guard);
+            let e = format!("frame {id} failed on the device ({}): {why}", done.error);
+            return Err(self.encode_error(&e));
         }
         if !st.caps_sent {
             let (coded, level) =
@@ -514,11 +516,9 @@ impl V4l2SlH264Enc {
             // downstream asked for; any other must be what was negotiated.
             if coded != st.profile && !(coded == "constrained-baseline" && st.profile == "baseline")
             {
-                gst::element_imp_error!(
-                    self,
-                    gst::StreamError::Encode,
-                    ["the device coded the {} profile, not {}", coded, st.profile]
-                );
+                let e = format!("the device coded the {coded} profile, not {}", st.profile);
+                drop(guard);
+                let _ = self.encode_error(&e);
                 return Err(gst::FlowError::NotNegotiated);
             }
             let caps = gst::Caps::builder("video/x-h264")
@@ -563,19 +563,23 @@ impl V4l2SlH264Enc {
     }
 
     fn apply_bitrate(&self, bitrate: u32, peak: u32) {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(st) = state.as_mut() {
-            if matches!(st.rate_control, RateControl::Cqp | RateControl::Cq) {
-                return;
+        let result = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            match state.as_mut() {
+                Some(st) if !matches!(st.rate_control, RateControl::Cqp | RateControl::Cq) => {
+                    st.dev.set_bitrate(bitrate, peak)
+                }
+                _ => return,
             }
-            match st.dev.set_bitrate(bitrate, peak) {
-                Ok(()) => gst::info!(CAT, imp = self, "bit rate now {bitrate} bit/s"),
-                Err(e) => gst::element_imp_warning!(
-                    self,
-                    gst::LibraryError::Settings,
-                    ["the device refused bit rate {bitrate}: {e}"]
-                ),
-            }
+        };
+        // The warning goes out with the lock released, as errors do.
+        match result {
+            Ok(()) => gst::info!(CAT, imp = self, "bit rate now {bitrate} bit/s"),
+            Err(e) => gst::element_imp_warning!(
+                self,
+                gst::LibraryError::Settings,
+                ["the device refused bit rate {bitrate}: {e}"]
+            ),
         }
     }
 
@@ -769,12 +773,13 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
             params.flags |= V4L2_H264_ENCODE_FLAG_FORCE_IDR;
         }
         let ts = frame.pts().map_or(0, |t| t.nseconds());
-        st.dev
+        if let Err(e) = st
+            .dev
             .queue(packed, ts, Some(params), Some(Default::default()))
-            .map_err(|e| {
-                gst::element_imp_error!(self, gst::StreamError::Encode, ["{}", e]);
-                gst::FlowError::Error
-            })?;
+        {
+            drop(guard);
+            return Err(self.encode_error(&e.to_string()));
+        }
         st.in_flight.push_back(frame.system_frame_number());
         let full = st.dev.full();
         drop(guard);
