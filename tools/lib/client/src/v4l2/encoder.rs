@@ -367,40 +367,6 @@ impl<K: Kernel> V4l2Encoder<K> {
     }
 }
 
-/// A v4l2_buffer of queue `ty`, MMAP, with its plane array (one element
-/// per plane of the queue's format).
-fn buffer(ty: u32, index: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
-    let mut b = v4l2_buffer {
-        index,
-        type_: ty,
-        memory: V4L2_MEMORY_MMAP,
-        length: planes.len() as u32,
-        ..Default::default()
-    };
-    b.m.planes = planes.as_mut_ptr();
-    b
-}
-
-fn ctrl_int(id: u32, value: i32) -> v4l2_ext_control {
-    let mut c = v4l2_ext_control {
-        id,
-        ..Default::default()
-    };
-    c.__bindgen_anon_1.value = value;
-    c
-}
-
-/// A compound control pointing to `payload`, which must outlive the ioctl.
-fn ctrl_ptr(id: u32, payload: *mut u8, size: usize) -> v4l2_ext_control {
-    let mut c = v4l2_ext_control {
-        id,
-        size: size as u32,
-        ..Default::default()
-    };
-    c.__bindgen_anon_1.p_u8 = payload;
-    c
-}
-
 impl<K: Kernel> Device for V4l2Encoder<K> {
     fn set_format(
         &mut self,

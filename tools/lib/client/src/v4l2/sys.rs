@@ -1,5 +1,5 @@
 //! The ioctl requests the backend issues, and their arguments: the kernel's
-//! structs from the uAPI bindings.
+//! structs from the uAPI bindings, and how the backend fills them.
 
 pub use v4l2_h264enc_uapi::*;
 
@@ -124,6 +124,41 @@ impl Arg<'_> {
 }
 
 pub use v4l2_h264enc_uapi::v4l2_fourcc as fourcc;
+
+/// A v4l2_buffer of queue `ty`, MMAP, with its plane array (one element
+/// per plane of the queue's format).
+pub(super) fn buffer(ty: u32, index: u32, planes: &mut [v4l2_plane]) -> v4l2_buffer {
+    let mut b = v4l2_buffer {
+        index,
+        type_: ty,
+        memory: V4L2_MEMORY_MMAP,
+        length: planes.len() as u32,
+        ..Default::default()
+    };
+    b.m.planes = planes.as_mut_ptr();
+    b
+}
+
+/// An integer control.
+pub(super) fn ctrl_int(id: u32, value: i32) -> v4l2_ext_control {
+    let mut c = v4l2_ext_control {
+        id,
+        ..Default::default()
+    };
+    c.__bindgen_anon_1.value = value;
+    c
+}
+
+/// A compound control pointing to `payload`, which must outlive the ioctl.
+pub(super) fn ctrl_ptr(id: u32, payload: *mut u8, size: usize) -> v4l2_ext_control {
+    let mut c = v4l2_ext_control {
+        id,
+        size: size as u32,
+        ..Default::default()
+    };
+    c.__bindgen_anon_1.p_u8 = payload;
+    c
+}
 
 #[cfg(test)]
 mod tests {
