@@ -152,7 +152,8 @@ def main():
                 frames = [json.loads(l) for l in open(stats)]
                 ours_qp = [(f["type"], f["qp"]) for f in frames]
                 x264 = os.path.join(tmp, f"{clip}-{kbps}-{mode}-x264.h264")
-                xcmd = ["x264", "--verbose", "--input-res", a.size, "--fps", str(fps), "--ref", "1", "--bframes", "0",
+                xcmd = ["x264", "--verbose", "--threads", "1", "--input-res", a.size, "--fps", str(fps), "--ref", "1",
+                        "--bframes", "0",
                         "--preset", "veryfast", "--bitrate", str(kbps), "--vbv-maxrate", str(peak),
                         "--vbv-bufsize", str(peak), "--nal-hrd", "cbr" if mode == "cbr+filler" else "vbr",
                         "-o", x264, src]
