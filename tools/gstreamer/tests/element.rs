@@ -207,13 +207,7 @@ fn a_flush_drops_the_frames_in_flight_and_the_next_is_an_idr_picture() {
     let clip = h264_oracle::clip("meadow", w, h, 9);
     let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
     let (pipeline, src, enc, sink) = pipeline(&[("rate-control", "cqp"), ("quantizer", "30")]);
-    let caps = gst::Caps::builder("video/x-raw")
-        .field("format", "I420")
-        .field("width", w as i32)
-        .field("height", h as i32)
-        .field("framerate", gst::Fraction::new(30, 1))
-        .build();
-    src.set_caps(Some(&caps));
+    src.set_caps(Some(&raw_caps("I420", w, h)));
     let mut samples = Vec::new();
     for (i, f) in frames.iter().enumerate().take(6) {
         samples.extend(push(&src, &sink, f, i as u64));
@@ -257,14 +251,7 @@ fn new_caps_drain_and_restart_with_new_parameter_sets() {
     let mut parts = Vec::new();
     let mut n = 0u64;
     for (w, h) in [(176usize, 144usize), (320, 240)] {
-        src.set_caps(Some(
-            &gst::Caps::builder("video/x-raw")
-                .field("format", "I420")
-                .field("width", w as i32)
-                .field("height", h as i32)
-                .field("framerate", gst::Fraction::new(30, 1))
-                .build(),
-        ));
+        src.set_caps(Some(&raw_caps("I420", w, h)));
         let clip = h264_oracle::clip("meadow", w, h, 5);
         let mut samples = Vec::new();
         for f in clip.chunks(w * h * 3 / 2) {

@@ -133,6 +133,16 @@ pub fn drain(
     rest
 }
 
+/// Raw video caps of `format` at `w`x`h`, 30 frames a second.
+pub fn raw_caps(format: &str, w: usize, h: usize) -> gst::Caps {
+    gst::Caps::builder("video/x-raw")
+        .field("format", format)
+        .field("width", w as i32)
+        .field("height", h as i32)
+        .field("framerate", gst::Fraction::new(30, 1))
+        .build()
+}
+
 /// Encodes `frames` through appsrc ! v4l2slh264enc ! appsink; `before(i, src, enc)`
 /// runs before frame i is pushed. Returns the samples.
 pub fn encode(
@@ -144,12 +154,7 @@ pub fn encode(
     mut before: impl FnMut(usize, &gst_app::AppSrc, &gst::Element),
 ) -> Vec<gst::Sample> {
     init();
-    let caps = gst::Caps::builder("video/x-raw")
-        .field("format", format)
-        .field("width", w as i32)
-        .field("height", h as i32)
-        .field("framerate", gst::Fraction::new(30, 1))
-        .build();
+    let caps = raw_caps(format, w, h);
     let (pipeline, src, enc, sink) = pipeline(props);
     src.set_caps(Some(&caps));
     let lag = props
