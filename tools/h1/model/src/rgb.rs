@@ -129,7 +129,7 @@ impl RgbInput {
         let bpp = self.bytes_per_pixel;
         let cw = width.div_ceil(2);
         let mut sums = vec![[0u16; 3]; cw];
-        let mut bytes = Vec::new();
+        let (mut bytes, mut words) = (Vec::new(), Vec::new());
         for row in 0..height {
             // Whole bus words: the H1 reads 64 bits at a time.
             let first = addr.wrapping_add((row * row_len * bpp) as u32);
@@ -137,12 +137,14 @@ impl RgbInput {
             let lead = (first - start) as usize;
             bytes.resize((lead + width * bpp).div_ceil(8) * 8, 0);
             mem.read(start, &mut bytes)?;
+            words.clear();
+            words.extend(bytes.chunks_exact(8).map(|b| self.word(b)));
             if row % 2 == 0 {
                 sums.iter_mut().for_each(|c| *c = [0; 3]);
             }
             for x in 0..width {
                 let at = lead + x * bpp;
-                let w = self.word(&bytes[at & !7..(at & !7) + 8]);
+                let w = words[at / 8];
                 // Pixel slots count from the word's most significant end.
                 let slot = (at % 8) / bpp;
                 let shift = 64 - 8 * bpp * (slot + 1);

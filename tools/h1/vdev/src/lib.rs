@@ -91,24 +91,27 @@ pub enum PixelFormat {
 }
 
 impl PixelFormat {
-    /// Bytes of a `width` x `height` frame, without padding.
-    pub fn frame_len(self, width: u32, height: u32) -> usize {
-        let luma = width as usize * height as usize;
+    /// Bytes of a pixel of the one-plane formats (packed 4:2:2 and RGB);
+    /// `None` for the planar 4:2:0 ones.
+    pub fn bytes_per_pixel(self) -> Option<usize> {
         match self {
-            PixelFormat::I420 | PixelFormat::Nv12 => luma * 3 / 2,
-            PixelFormat::Yuyv | PixelFormat::Uyvy | PixelFormat::Rgb565 => luma * 2,
+            PixelFormat::I420 | PixelFormat::Nv12 => None,
+            PixelFormat::Yuyv | PixelFormat::Uyvy | PixelFormat::Rgb565 => Some(2),
             PixelFormat::Bgrx | PixelFormat::Rgbx | PixelFormat::Xrgb | PixelFormat::Xbgr => {
-                luma * 4
+                Some(4)
             }
         }
     }
 
+    /// Bytes of a `width` x `height` frame, without padding.
+    pub fn frame_len(self, width: u32, height: u32) -> usize {
+        let luma = width as usize * height as usize;
+        self.bytes_per_pixel().map_or(luma * 3 / 2, |b| luma * b)
+    }
+
     /// Whether the H1 converts this format from RGB.
     pub fn is_rgb(self) -> bool {
-        !matches!(
-            self,
-            PixelFormat::I420 | PixelFormat::Nv12 | PixelFormat::Yuyv | PixelFormat::Uyvy
-        )
+        self.bytes_per_pixel().is_some() && !matches!(self, PixelFormat::Yuyv | PixelFormat::Uyvy)
     }
 
     /// The V4L2 pixel format (single plane).
@@ -133,9 +136,12 @@ impl PixelFormat {
         match self {
             PixelFormat::I420 => vec![(w, h, 1), (w / 2, h / 2, 1), (w / 2, h / 2, 1)],
             PixelFormat::Nv12 => vec![(w, h, 1), (w, h / 2, 2)],
+            // A sample position of packed 4:2:2 is a pair of pixels.
             PixelFormat::Yuyv | PixelFormat::Uyvy => vec![(2 * w, h, 4)],
-            PixelFormat::Rgb565 => vec![(2 * w, h, 2)],
-            _ => vec![(4 * w, h, 4)],
+            rgb => {
+                let b = rgb.bytes_per_pixel().unwrap_or(4);
+                vec![(b * w, h, b)]
+            }
         }
     }
 }

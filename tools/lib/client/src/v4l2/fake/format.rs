@@ -28,6 +28,17 @@ fn rgb(fourcc: u32) -> Option<PixelFormat> {
     RGB.into_iter().find(|f| f.fourcc() == fourcc)
 }
 
+/// The frame layout of an OUTPUT format hantro offers.
+fn format_of(fourcc: u32) -> Option<PixelFormat> {
+    match fourcc {
+        YM12 => Some(PixelFormat::I420),
+        NM12 => Some(PixelFormat::Nv12),
+        YUYV => Some(PixelFormat::Yuyv),
+        UYVY => Some(PixelFormat::Uyvy),
+        f => rgb(f),
+    }
+}
+
 /// struct v4l2_frmsize_stepwise of a coded format: min, max and step of
 /// width, then of height.
 pub(super) type FrmSize = [u32; 6];
@@ -94,10 +105,10 @@ impl OutFormat {
         };
         let (w, h) = frmsize(w, h, cap.frmsize());
         let (cw, ch) = (w.div_ceil(2), h.div_ceil(2));
-        let bpp = match rgb(pixelformat) {
-            Some(f) => f.frame_len(1, 1) as u32,
-            None => 2,
-        };
+        // One-plane formats: packed 4:2:2 or RGB.
+        let bpp = format_of(pixelformat)
+            .and_then(PixelFormat::bytes_per_pixel)
+            .unwrap_or(2) as u32;
         let planes = match pixelformat {
             YM12 => vec![(w, w * h), (cw, cw * ch), (cw, cw * ch)],
             NM12 => vec![(w, w * h), (2 * cw, 2 * cw * ch)],
@@ -113,13 +124,7 @@ impl OutFormat {
 
     /// What the H.264 backend codes from (hantro_h264_enc_config).
     pub(super) fn layout(&self) -> Option<PixelFormat> {
-        match self.pixelformat {
-            YM12 => Some(PixelFormat::I420),
-            NM12 => Some(PixelFormat::Nv12),
-            YUYV => Some(PixelFormat::Yuyv),
-            UYVY => Some(PixelFormat::Uyvy),
-            f => rgb(f),
-        }
+        format_of(self.pixelformat)
     }
 
     /// The packed frame of the visible `w`x`h` the virtual device codes,
