@@ -1,6 +1,6 @@
 //! The deblocking filter (clause 8.7) over a reconstructed frame.
 
-use crate::encoder::MbInfo;
+use crate::mb::MbInfo;
 use crate::mvpred::BlockMotion;
 use crate::picture::Planes;
 use crate::simd::avx2_dispatch;

@@ -1,0 +1,34 @@
+//! The macroblock engine: codes one frame, macroblock by macroblock, in
+//! three stages with one value between them.
+//!
+//! - [`decide`] chooses how a macroblock is coded (P_Skip, a partitioning
+//!   and its vectors, an intra prediction) and quantizes its residual; it
+//!   only reads the picture coded so far. Its result is an [`MbDecision`].
+//! - [`reconstruct`] stores the decision in the picture: samples, motion and
+//!   what the neighbours' syntax and the deblocking filter need, and derives
+//!   the syntax values that depend on the neighbours (vector differences,
+//!   mb_qp_delta, remaining intra modes).
+//! - [`macroblock_layer`] writes the decision as the syntax of 7.3.5 through
+//!   an [`EntropyWriter`]: [`cavlc_writer`] or [`cabac_writer`].
+//!
+//! [`frame`] runs the three stages over the slices of a frame.
+
+pub mod cabac_writer;
+pub mod cavlc_writer;
+pub mod decide;
+pub mod decision;
+pub mod frame;
+pub mod intra_search;
+pub mod macroblock_layer;
+pub mod motion_search;
+pub mod params;
+pub mod partition;
+pub mod reconstruct;
+pub mod residual;
+pub mod state;
+
+pub use decision::MbDecision;
+pub use frame::{CoderBuffers, FrameCoder, SliceData};
+pub use macroblock_layer::EntropyWriter;
+pub use params::{FrameParams, FrameStats};
+pub use state::{MbInfo, PictureState};
