@@ -51,6 +51,8 @@ pub struct EncodeArgs {
     pub frames: Option<u64>,
     /// Frames kept in flight on the device (`None`: the default for the mode).
     pub in_flight: Option<usize>,
+    /// Threads of the software H1; one per CPU when absent.
+    pub threads: Option<usize>,
     pub device: String,
     pub recon: Option<String>,
     pub stats: Option<String>,
@@ -66,8 +68,19 @@ fn dev_err(what: &str, e: String) -> String {
 pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     let depth = in_flight(a)?;
     let mut d = if a.device == "virtual" {
-        DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))?
+        let threads = a
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        DeviceThread::spawn(depth, move || {
+            Ok(Box::new(VirtualDevice::open_with_threads(threads)))
+        })?
     } else {
+        if a.threads.is_some() {
+            return Err(format!(
+                "--threads sets the software H1's threads: {} codes with its own hardware",
+                a.device
+            ));
+        }
         if a.recon.is_some() {
             return Err(format!(
                 "--recon needs --device virtual: {} does not return its reconstruction",
@@ -581,6 +594,7 @@ mod tests {
             bitrate_at: Vec::new(),
             frames: None,
             in_flight: None,
+            threads: None,
             device: "/dev/video0".into(),
             recon: None,
             stats: None,

@@ -177,6 +177,11 @@ struct EncodeCli {
     /// the next frame is read (default 2; 1 with --client-rc or --retries).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=16))]
     in_flight: Option<u64>,
+    /// Threads of the software H1 (--device virtual), which codes a frame's
+    /// macroblock rows as a wavefront; the stream is the same for every
+    /// count (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    threads: Option<u64>,
     /// Write the reconstructed frames (raw I420, visible size).
     #[arg(long)]
     recon: Option<String>,
@@ -262,6 +267,7 @@ fn main() {
                 bitrate_at: e.bitrate_at,
                 frames: e.frames,
                 in_flight: e.in_flight.map(|n| n as usize),
+                threads: e.threads.map(|n| n as usize),
                 device: e.device,
                 recon: e.recon,
                 stats: e.stats,

@@ -64,6 +64,8 @@ pub struct H1 {
     refpic: refpic::RefPicture,
     input: Option<Planes>,
     coder: CoderBuffers,
+    /// Threads that code a frame's macroblocks (0 and 1: the caller's alone).
+    threads: usize,
 }
 
 /// Result of one run, for tests that look beyond the registers.
@@ -80,6 +82,21 @@ pub struct RunReport {
 }
 
 impl H1 {
+    /// An H1 that codes each frame with `threads` threads. A setting of the
+    /// host, not of the silicon: the stream and every register are the same
+    /// for every count.
+    pub fn with_threads(threads: usize) -> Self {
+        H1 {
+            threads,
+            ..Default::default()
+        }
+    }
+
+    /// Codes the frames that follow with `threads` threads ([`H1::with_threads`]).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads;
+    }
+
     /// Runs one frame if ENC_CTRL has EN set; returns what was signalled.
     pub fn run(&mut self, regs: &mut Registers, mem: &mut dyn Memory) -> RunReport {
         let ctrl = regs.read(ENC_CTRL);
@@ -135,7 +152,7 @@ impl H1 {
 
         let refpic = (!intra).then_some(&mut self.refpic);
         let spare = core::mem::take(&mut self.coder);
-        let mut coder = FrameCoder::new(&job.params, &src, refpic, spare);
+        let mut coder = FrameCoder::new(&job.params, &src, refpic, spare, self.threads);
         let slices = coder.encode();
 
         let mut nals = nal::slice_nals(&job.header, slices, job.cabac, job.byte_stream)?;

@@ -96,14 +96,14 @@ impl InFrameRc {
         (qp + self.delta).clamp(min, max)
     }
 
-    /// Applies the MAD adjustment to an inter-coded macroblock whose prediction
-    /// has sum of absolute differences `sad` over 256 samples.
-    pub fn mad_qp(&mut self, qp: i32, sad: u32, min: i32, max: i32) -> i32 {
+    /// The MAD adjustment of an inter-coded macroblock whose prediction has
+    /// sum of absolute differences `sad` over 256 samples: its QP when it
+    /// is under the threshold (the caller counts it in `mad_count`).
+    pub fn mad_qp(&self, qp: i32, sad: u32, min: i32, max: i32) -> Option<i32> {
         if self.mad_threshold == 0 || sad / 256 >= self.mad_threshold {
-            return qp;
+            return None;
         }
-        self.mad_count += 1;
-        (qp + self.mad_adjust).clamp(min, max)
+        Some((qp + self.mad_adjust).clamp(min, max))
     }
 
     /// Writes the checkpoint results back (same halves as the targets, in words).

@@ -25,6 +25,11 @@ pub struct Host {
 }
 
 impl Host {
+    /// Codes the frames that follow with `threads` threads ([`H1::set_threads`]).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.h1.set_threads(threads);
+    }
+
     fn locate(&self, addr: u32, len: usize) -> Result<(*mut u8, usize), BusError> {
         for b in &self.buffers {
             if addr >= b.addr && (addr - b.addr) as usize + len <= b.len {

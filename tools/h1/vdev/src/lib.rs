@@ -243,6 +243,14 @@ impl VirtualDevice {
         }
     }
 
+    /// Opens a context whose software H1 codes each frame with `threads`
+    /// threads. The stream is the same for every count; only the speed differs.
+    pub fn open_with_threads(threads: usize) -> Self {
+        let mut d = Self::open();
+        d.host.set_threads(threads);
+        d
+    }
+
     /// Sets the colorimetry of the OUTPUT format (after [`Self::set_format`]).
     pub fn set_colorimetry(
         &mut self,

@@ -5,7 +5,7 @@
 use super::decision::{ChromaCoding, LumaCoding};
 use super::macroblock_layer::EntropyWriter;
 use super::partition::{Part, PartMode};
-use super::state::{MbInfo, PictureState, CBF_CHROMA_AC, CBF_CHROMA_DC, CBF_LUMA_DC};
+use super::state::{MbInfo, PicView, CBF_CHROMA_AC, CBF_CHROMA_DC, CBF_LUMA_DC};
 use crate::bitwriter::BitWriter;
 use crate::cabac::{CabacEncoder, NUM_CONTEXTS};
 use crate::cabac_syntax::{self as se, BlockCat};
@@ -32,17 +32,23 @@ impl CabacWriter {
 }
 
 /// Macroblocks A and B of the macroblock at `idx` in its slice.
-fn ab(pic: &PictureState, idx: usize) -> (Option<&MbInfo>, Option<&MbInfo>) {
+fn ab<'v>(pic: &'v PicView<'_>, idx: usize) -> (Option<&'v MbInfo>, Option<&'v MbInfo>) {
     let w = pic.mb_w;
     let (x, y) = ((idx % w) as i32, (idx / w) as i32);
-    let slice = pic.mbs[idx].slice;
+    let slice = pic.mb_at(idx).slice;
     (pic.mb(x - 1, y, slice), pic.mb(x, y - 1, slice))
 }
 
 /// The macroblock and block index of the block at (x, y) in units of a
 /// `n`x`n` grid of the macroblock `idx`, reaching into A or B (one step).
-fn block_of(pic: &PictureState, idx: usize, x: i32, y: i32, n: i32) -> Option<(&MbInfo, usize)> {
-    let cur = &pic.mbs[idx];
+fn block_of<'v>(
+    pic: &'v PicView<'_>,
+    idx: usize,
+    x: i32,
+    y: i32,
+    n: i32,
+) -> Option<(&'v MbInfo, usize)> {
+    let cur = pic.mb_at(idx);
     let (a, b) = ab(pic, idx);
     let (m, x, y) = match (x < 0, y < 0) {
         (false, false) => (Some(cur), x, y),
@@ -55,7 +61,7 @@ fn block_of(pic: &PictureState, idx: usize, x: i32, y: i32, n: i32) -> Option<(&
 /// absMvdComp of the 4x4 block at (x4, y4) relative to the macroblock
 /// `idx`: 0 outside the slice and for skipped and intra macroblocks,
 /// whose stored differences are 0 (9.3.3.1.1.7).
-fn abs_mvd(pic: &PictureState, idx: usize, x4: i32, y4: i32, c: usize) -> u32 {
+fn abs_mvd(pic: &PicView, idx: usize, x4: i32, y4: i32, c: usize) -> u32 {
     block_of(pic, idx, x4, y4, 4).map_or(0, |(m, r)| u32::from(m.mvd[r][c]))
 }
 
@@ -64,8 +70,8 @@ fn abs_mvd(pic: &PictureState, idx: usize, x4: i32, y4: i32, c: usize) -> u32 {
 /// neighbours are bits `bit_a` of A (or of the current macroblock when
 /// `a_inside`) and `bit_b` likewise. An unavailable neighbour counts 1 for
 /// intra macroblocks, 0 for inter ones.
-fn cbf_cond(pic: &PictureState, idx: usize, a: (bool, u32), b: (bool, u32)) -> usize {
-    let cur = &pic.mbs[idx];
+fn cbf_cond(pic: &PicView, idx: usize, a: (bool, u32), b: (bool, u32)) -> usize {
+    let cur = pic.mb_at(idx);
     let (ma, mb) = ab(pic, idx);
     let flag = |inside: bool, bit: u32, n: Option<&MbInfo>| -> usize {
         let m = if inside { Some(cur) } else { n };
@@ -106,13 +112,13 @@ impl EntropyWriter for CabacWriter {
     }
 
     /// mb_skip_flag (9.3.3.1.1.1: neighbours that are available and not skipped).
-    fn mb_skip(&mut self, pic: &PictureState, idx: usize) {
+    fn mb_skip(&mut self, pic: &PicView, idx: usize) {
         let (a, b) = ab(pic, idx);
         let cond = |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| !m.skip));
         se::mb_skip_flag(&mut self.e, cond(a) + cond(b), true);
     }
 
-    fn mb_coded(&mut self, pic: &PictureState, idx: usize) {
+    fn mb_coded(&mut self, pic: &PicView, idx: usize) {
         let (a, b) = ab(pic, idx);
         let cond = |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| !m.skip));
         se::mb_skip_flag(&mut self.e, cond(a) + cond(b), false);
@@ -120,7 +126,7 @@ impl EntropyWriter for CabacWriter {
 
     /// mb_type of an intra macroblock (9.3.3.1.1.3: in I slices, neighbours
     /// that are not I_NxN).
-    fn mb_type_intra(&mut self, pic: &PictureState, idx: usize, mb_type: u32) {
+    fn mb_type_intra(&mut self, pic: &PicView, idx: usize, mb_type: u32) {
         let (a, b) = ab(pic, idx);
         let cond = |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| !m.i4x4));
         se::mb_type_intra(&mut self.e, self.p_slice, cond(a) + cond(b), mb_type);
@@ -136,7 +142,7 @@ impl EntropyWriter for CabacWriter {
     }
 
     /// mvd_l0 with the sum of the neighbours' absMvdComp (9.3.3.1.1.7).
-    fn mvd(&mut self, pic: &PictureState, idx: usize, p: &Part, mvd: [i32; 2]) {
+    fn mvd(&mut self, pic: &PicView, idx: usize, p: &Part, mvd: [i32; 2]) {
         for (c, &d) in mvd.iter().enumerate() {
             let sum = abs_mvd(pic, idx, p.x4() as i32 - 1, p.y4() as i32, c)
                 + abs_mvd(pic, idx, p.x4() as i32, p.y4() as i32 - 1, c);
@@ -145,7 +151,7 @@ impl EntropyWriter for CabacWriter {
     }
 
     /// transform_size_8x8_flag (9.3.3.1.1.10: neighbours that use the 8x8 transform).
-    fn transform_size_8x8_flag(&mut self, pic: &PictureState, idx: usize, t8: bool) {
+    fn transform_size_8x8_flag(&mut self, pic: &PicView, idx: usize, t8: bool) {
         let (a, b) = ab(pic, idx);
         let cond = |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| m.t8x8));
         se::transform_size_8x8_flag(&mut self.e, cond(a) + cond(b), t8);
@@ -156,7 +162,7 @@ impl EntropyWriter for CabacWriter {
     }
 
     /// intra_chroma_pred_mode (9.3.3.1.1.8: intra neighbours with a mode other than DC).
-    fn intra_chroma_pred_mode(&mut self, pic: &PictureState, idx: usize, mode: u8) {
+    fn intra_chroma_pred_mode(&mut self, pic: &PicView, idx: usize, mode: u8) {
         let (a, b) = ab(pic, idx);
         let cond =
             |n: Option<&MbInfo>| usize::from(n.is_some_and(|m| m.intra && m.chroma_mode != 0));
@@ -164,7 +170,7 @@ impl EntropyWriter for CabacWriter {
     }
 
     /// coded_block_pattern (9.3.3.1.1.4).
-    fn coded_block_pattern(&mut self, pic: &PictureState, idx: usize, cbp: u32, _: bool) {
+    fn coded_block_pattern(&mut self, pic: &PicView, idx: usize, cbp: u32, _: bool) {
         let (a, b) = ab(pic, idx);
         // Luma: condTermFlagN is 0 for an unavailable neighbour and for a coded
         // 8x8 block of a macroblock that is not skipped, else 1.
@@ -205,8 +211,8 @@ impl EntropyWriter for CabacWriter {
     /// The Intra16x16DCLevel block, then the 4x4 blocks of each coded 8x8
     /// block; or with the 8x8 transform one LumaLevel8x8 block per coded 8x8
     /// block, without coded_block_flag (4:2:0, 7.3.5.3.3).
-    fn residual_luma(&mut self, pic: &PictureState, idx: usize, luma: &LumaCoding, i16: bool) {
-        let nz = pic.mbs[idx].nz;
+    fn residual_luma(&mut self, pic: &PicView, idx: usize, luma: &LumaCoding, i16: bool) {
+        let nz = pic.mb_at(idx).nz;
         if let Some(l8) = luma.levels8.as_deref() {
             for (b8, lv) in l8.iter().enumerate() {
                 if luma.cbp & (1 << b8) != 0 {
@@ -242,7 +248,7 @@ impl EntropyWriter for CabacWriter {
     }
 
     /// Both DC blocks when the chroma pattern is not 0, then every AC block when it is 2.
-    fn residual_chroma(&mut self, pic: &PictureState, idx: usize, chroma: &ChromaCoding) {
+    fn residual_chroma(&mut self, pic: &PicView, idx: usize, chroma: &ChromaCoding) {
         if chroma.cbp == 0 {
             return;
         }
@@ -261,7 +267,7 @@ impl EntropyWriter for CabacWriter {
                 let (a, b) = cbf_neighbours(base, blk as u32, 2);
                 let cond = cbf_cond(pic, idx, a, b);
                 let scan: [i32; 15] = core::array::from_fn(|k| lv[ZIGZAG_4X4[k + 1]]);
-                self.block(BlockCat::ChromaAc, cond, &scan, pic.mbs[idx].nzc[c][blk]);
+                self.block(BlockCat::ChromaAc, cond, &scan, pic.mb_at(idx).nzc[c][blk]);
             }
         }
     }

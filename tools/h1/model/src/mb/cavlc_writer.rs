@@ -3,7 +3,7 @@
 use super::decision::{ChromaCoding, LumaCoding};
 use super::macroblock_layer::EntropyWriter;
 use super::partition::{Part, PartMode};
-use super::state::PictureState;
+use super::state::PicView;
 use crate::bitwriter::BitWriter;
 use crate::cavlc::write_block;
 use crate::tables::{BLK_TO_RASTER, CBP_INTER_CODE, CBP_INTRA_CODE, ZIGZAG_4X4};
@@ -39,8 +39,8 @@ fn nc_from(na: Option<u8>, nb: Option<u8>) -> i32 {
 }
 
 /// nC of the luma 4x4 block at raster (bx, by) of macroblock `idx` (9.2.1).
-fn nc_luma(pic: &PictureState, idx: usize, bx: usize, by: usize) -> i32 {
-    let cur = &pic.mbs[idx];
+fn nc_luma(pic: &PicView, idx: usize, bx: usize, by: usize) -> i32 {
+    let cur = pic.mb_at(idx);
     let (mbx, mby) = ((idx % pic.mb_w) as i32, (idx / pic.mb_w) as i32);
     let na = if bx > 0 {
         Some(cur.nz[by * 4 + bx - 1])
@@ -56,8 +56,8 @@ fn nc_luma(pic: &PictureState, idx: usize, bx: usize, by: usize) -> i32 {
 }
 
 /// nC of chroma AC block (bx, by) of component `c` of macroblock `idx` (9.2.1).
-fn nc_chroma(pic: &PictureState, idx: usize, c: usize, bx: usize, by: usize) -> i32 {
-    let cur = &pic.mbs[idx];
+fn nc_chroma(pic: &PicView, idx: usize, c: usize, bx: usize, by: usize) -> i32 {
+    let cur = pic.mb_at(idx);
     let (mbx, mby) = ((idx % pic.mb_w) as i32, (idx / pic.mb_w) as i32);
     let na = if bx > 0 {
         Some(cur.nzc[c][by * 2])
@@ -84,7 +84,7 @@ impl CavlcWriter {
     /// The luma of an 8x8-transform macroblock: each 8x8 block as four
     /// interleaved 16-coefficient lists, list i4x4 in the place of 4x4 block
     /// 4 * i8x8 + i4x4 (7.3.5.3.2).
-    fn residual_luma8(&mut self, pic: &PictureState, idx: usize, l8: &[[i32; 64]; 4], cbp: u32) {
+    fn residual_luma8(&mut self, pic: &PicView, idx: usize, l8: &[[i32; 64]; 4], cbp: u32) {
         for (b8, lv) in l8.iter().enumerate() {
             if cbp & (1 << b8) == 0 {
                 continue;
@@ -93,7 +93,7 @@ impl CavlcWriter {
                 let r = BLK_TO_RASTER[b8 * 4 + i4];
                 let list: [i32; 16] = core::array::from_fn(|k| lv[ZIGZAG_8X8[4 * k + i4]]);
                 let nc = nc_luma(pic, idx, r % 4, r / 4);
-                self.block(&list, nc, pic.mbs[idx].nz[r]);
+                self.block(&list, nc, pic.mb_at(idx).nz[r]);
             }
         }
     }
@@ -104,16 +104,16 @@ impl EntropyWriter for CavlcWriter {
         self.bw.bit_len()
     }
 
-    fn mb_skip(&mut self, _: &PictureState, _: usize) {
+    fn mb_skip(&mut self, _: &PicView, _: usize) {
         self.skip_run += 1;
     }
 
-    fn mb_coded(&mut self, _: &PictureState, _: usize) {
+    fn mb_coded(&mut self, _: &PicView, _: usize) {
         self.bw.ue(self.skip_run);
         self.skip_run = 0;
     }
 
-    fn mb_type_intra(&mut self, _: &PictureState, _: usize, mb_type: u32) {
+    fn mb_type_intra(&mut self, _: &PicView, _: usize, mb_type: u32) {
         self.bw.ue(if self.p_slice { 5 } else { 0 } + mb_type);
     }
 
@@ -126,12 +126,12 @@ impl EntropyWriter for CavlcWriter {
         }
     }
 
-    fn mvd(&mut self, _: &PictureState, _: usize, _: &Part, mvd: [i32; 2]) {
+    fn mvd(&mut self, _: &PicView, _: usize, _: &Part, mvd: [i32; 2]) {
         self.bw.se(mvd[0]);
         self.bw.se(mvd[1]);
     }
 
-    fn transform_size_8x8_flag(&mut self, _: &PictureState, _: usize, t8: bool) {
+    fn transform_size_8x8_flag(&mut self, _: &PicView, _: usize, t8: bool) {
         self.bw.flag(t8);
     }
 
@@ -142,11 +142,11 @@ impl EntropyWriter for CavlcWriter {
         }
     }
 
-    fn intra_chroma_pred_mode(&mut self, _: &PictureState, _: usize, mode: u8) {
+    fn intra_chroma_pred_mode(&mut self, _: &PicView, _: usize, mode: u8) {
         self.bw.ue(mode as u32);
     }
 
-    fn coded_block_pattern(&mut self, _: &PictureState, _: usize, cbp: u32, intra: bool) {
+    fn coded_block_pattern(&mut self, _: &PicView, _: usize, cbp: u32, intra: bool) {
         let table = if intra {
             &CBP_INTRA_CODE
         } else {
@@ -161,7 +161,7 @@ impl EntropyWriter for CavlcWriter {
         }
     }
 
-    fn residual_luma(&mut self, pic: &PictureState, idx: usize, luma: &LumaCoding, i16: bool) {
+    fn residual_luma(&mut self, pic: &PicView, idx: usize, luma: &LumaCoding, i16: bool) {
         if let Some(l8) = luma.levels8.as_deref() {
             self.residual_luma8(pic, idx, l8, luma.cbp);
             return;
@@ -179,7 +179,7 @@ impl EntropyWriter for CavlcWriter {
             let r = BLK_TO_RASTER[blk_idx];
             let nc = nc_luma(pic, idx, r % 4, r / 4);
             let lv = &luma.levels[r];
-            let total = pic.mbs[idx].nz[r];
+            let total = pic.mb_at(idx).nz[r];
             if i16 {
                 let scan: [i32; 15] = core::array::from_fn(|k| lv[ZIGZAG_4X4[k + 1]]);
                 self.block(&scan, nc, total);
@@ -190,7 +190,7 @@ impl EntropyWriter for CavlcWriter {
         }
     }
 
-    fn residual_chroma(&mut self, pic: &PictureState, idx: usize, chroma: &ChromaCoding) {
+    fn residual_chroma(&mut self, pic: &PicView, idx: usize, chroma: &ChromaCoding) {
         if chroma.cbp == 0 {
             return;
         }
@@ -205,7 +205,7 @@ impl EntropyWriter for CavlcWriter {
             for b in 0..4 {
                 let nc = nc_chroma(pic, idx, c, b % 2, b / 2);
                 let scan: [i32; 15] = core::array::from_fn(|k| chroma.ac[c][b][ZIGZAG_4X4[k + 1]]);
-                self.block(&scan, nc, pic.mbs[idx].nzc[c][b]);
+                self.block(&scan, nc, pic.mb_at(idx).nzc[c][b]);
             }
         }
     }

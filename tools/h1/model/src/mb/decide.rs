@@ -7,7 +7,7 @@ use super::motion_search::MotionSearch;
 use super::params::FrameParams;
 use super::partition::PartMode;
 use super::residual::{code_chroma, code_luma_i16, code_luma_inter, code_luma_inter8};
-use super::state::PictureState;
+use super::state::PicView;
 use crate::inter::{sad, satd};
 use crate::intra;
 use crate::picture::Planes;
@@ -77,8 +77,8 @@ impl<'a> Decider<'a> {
     /// Decides macroblock (mbx, mby) of slice `slice` over the picture coded so far.
     pub fn decide(
         &self,
-        pic: &PictureState,
-        rc: &mut InFrameRc,
+        pic: &PicView,
+        rc: &InFrameRc,
         slice: i32,
         mbx: usize,
         mby: usize,
@@ -140,7 +140,8 @@ impl<'a> Decider<'a> {
         ms.predict_inter(mbx, mby, &inter, &mut pred, &mut cpred);
         // Well-predicted macroblocks may get the MAD adjustment.
         let sad_pred = sad(&src, 16, &pred, 16, 16, 16);
-        let qp = rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
+        let mad = rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
+        let qp = mad.unwrap_or(qp);
         // The 8x8 transform where no partition is smaller than 8x8
         // (7.3.5) and the 8x8 Hadamard cost says it compacts better.
         let luma = if self.p.transform_8x8
@@ -170,6 +171,7 @@ impl<'a> Decider<'a> {
             luma,
             chroma,
             chroma_mode: 0,
+            mad: mad.is_some(),
         }
     }
 
@@ -178,7 +180,7 @@ impl<'a> Decider<'a> {
     #[allow(clippy::too_many_arguments)]
     fn decide_intra(
         &self,
-        pic: &PictureState,
+        pic: &PicView,
         slice: i32,
         (x, y): (i32, i32),
         src: &[u8; 256],
@@ -214,13 +216,14 @@ impl<'a> Decider<'a> {
             luma,
             chroma,
             chroma_mode,
+            mad: false,
         }
     }
 
     /// The cheaper of Intra_4x4 and (with the 8x8 transform) Intra_8x8.
     fn best_nxn(
         &self,
-        pic: &PictureState,
+        pic: &PicView,
         slice: i32,
         xy: (i32, i32),
         src: &[u8; 256],
@@ -271,5 +274,6 @@ fn skip(mv: [i32; 2], luma: [u8; 256], chroma: [[u8; 64]; 2]) -> MbDecision {
         luma: LumaCoding::none(luma),
         chroma: ChromaCoding::none(chroma),
         chroma_mode: 0,
+        mad: false,
     }
 }

@@ -92,6 +92,8 @@ pub struct MbDecision {
     pub chroma: ChromaCoding,
     /// intra_chroma_pred_mode of intra macroblocks.
     pub chroma_mode: u8,
+    /// The MAD adjustment of the in-frame rate control set `qp`.
+    pub mad: bool,
 }
 
 impl MbDecision {

@@ -1,24 +1,20 @@
 //! The frame loop: decides, reconstructs and writes each macroblock of each
-//! slice in turn, with the in-frame rate control between macroblocks.
+//! slice, with the in-frame rate control between macroblocks; in one thread,
+//! or in several as a wavefront ([`super::wavefront`]).
 
 use super::cabac_writer::CabacWriter;
 use super::cavlc_writer::CavlcWriter;
 use super::decide::{Decider, Lambdas};
-use super::macroblock_layer::{self, EntropyWriter};
+use super::macroblock_layer::EntropyWriter;
 use super::params::{FrameParams, FrameStats};
 use super::reconstruct;
+use super::slice_coder::{SliceCoder, SliceData};
 use super::state::{MbInfo, PictureState};
-use crate::bitwriter::BitWriter;
+use super::wavefront;
 use crate::mvpred::BlockMotion;
 use crate::picture::Planes;
 use crate::ratectl::InFrameRc;
 use crate::refpic::RefPicture;
-
-/// One coded slice: its first macroblock and its slice_data() bits (no header).
-pub struct SliceData {
-    pub first_mb: usize,
-    pub data: BitWriter,
-}
 
 /// The per-frame buffers of a [`FrameCoder`], kept from frame to frame.
 #[derive(Default)]
@@ -40,6 +36,8 @@ pub struct FrameCoder<'a> {
     /// In-frame rate control state, with the checkpoint results.
     pub rc: InFrameRc,
     lambdas: Lambdas,
+    /// Threads that code the macroblocks (1: this one alone).
+    threads: usize,
 }
 
 impl<'a> FrameCoder<'a> {
@@ -50,6 +48,7 @@ impl<'a> FrameCoder<'a> {
         src: &'a Planes,
         refpic: Option<&'a mut RefPicture>,
         spare: CoderBuffers,
+        threads: usize,
     ) -> Self {
         let (mb_w, mb_h) = (src.mb_w, src.mb_h);
         let CoderBuffers {
@@ -87,6 +86,7 @@ impl<'a> FrameCoder<'a> {
             stats: FrameStats::default(),
             rc: p.inframe.clone(),
             lambdas: Lambdas::new(),
+            threads: threads.max(1),
         }
     }
 
@@ -101,80 +101,67 @@ impl<'a> FrameCoder<'a> {
 
     /// Codes every slice of the frame; returns their slice_data() bits.
     pub fn encode(&mut self) -> Vec<SliceData> {
-        let (mb_w, mb_h) = (self.pic.mb_w, self.pic.mb_h);
-        let rows = if self.p.slice_rows == 0 {
-            mb_h
-        } else {
-            self.p.slice_rows
+        let (slices, qps) = match self.p.cabac_init {
+            Some(init) => self.encode_with(|p_slice| CabacWriter::new(init, p_slice)),
+            None => self.encode_with(CavlcWriter::new),
         };
-        let mut slices = Vec::new();
-        let mut bits_done = 0u64;
-        let mut mb_count = 0u32;
-        for (slice, first_row) in (0..mb_h).step_by(rows).enumerate() {
-            let last_row = (first_row + rows).min(mb_h);
-            let p_slice = !self.p.intra;
-            let (data, bins) = match self.p.cabac_init {
-                Some(init) => self.code_slice(
-                    CabacWriter::new(init, p_slice),
-                    slice as i32,
-                    first_row..last_row,
-                    bits_done,
-                    &mut mb_count,
-                ),
-                None => self.code_slice(
-                    CavlcWriter::new(p_slice),
-                    slice as i32,
-                    first_row..last_row,
-                    bits_done,
-                    &mut mb_count,
-                ),
-            };
-            self.stats.bins += bins;
-            bits_done += data.bit_len() as u64;
-            slices.push(SliceData {
-                first_mb: first_row * mb_w,
-                data,
-            });
+        for (m, qp) in self.pic.mbs.iter_mut().zip(qps) {
+            m.qp = qp;
         }
         slices
     }
 
-    /// Codes the macroblock rows `rows` as slice `slice` with `w`.
-    fn code_slice<W: EntropyWriter>(
+    /// Codes the frame with the entropy writers `new_writer` makes (one per
+    /// slice, given whether it is a P slice); returns the slices and the
+    /// QP_Y of every macroblock.
+    fn encode_with<W: EntropyWriter + Send>(
         &mut self,
-        mut w: W,
-        slice: i32,
-        rows: core::ops::Range<usize>,
-        bits_before: u64,
-        mb_count: &mut u32,
-    ) -> (BitWriter, u64) {
-        let mb_w = self.pic.mb_w;
-        let last_row = rows.end;
-        let mut qp_pred = self.p.qp;
-        for mby in rows {
+        new_writer: impl Fn(bool) -> W + Send + Sync,
+    ) -> (Vec<SliceData>, Vec<i32>) {
+        let threads = self.threads.min(self.pic.mb_h);
+        if threads > 1 {
+            if let Some(rp) = self.refpic.as_deref_mut() {
+                // Threads read the reference's rows in any order: all of them, first.
+                let reach = self.p.search_range[1].max(0) as usize + 1;
+                rp.prepare_half_rows(self.pic.mb_h - 1, reach);
+            }
+            let decider = Decider::new(self.p, self.src, self.refpic.as_deref(), &self.lambdas);
+            let (mb_w, total) = (self.pic.mb_w, self.pic.mb_w * self.pic.mb_h);
+            let coder = SliceCoder::new(self.p, &self.rc, mb_w, total, new_writer);
+            let out = wavefront::code(&decider, self.pic.view(), &self.rc, coder, threads);
+            self.stats = out.stats;
+            self.rc = out.rc;
+            return (out.slices, out.qps);
+        }
+        self.encode_serial(new_writer)
+    }
+
+    /// [`FrameCoder::encode_with`] in this thread, macroblock after macroblock.
+    fn encode_serial<W: EntropyWriter>(
+        &mut self,
+        new_writer: impl Fn(bool) -> W,
+    ) -> (Vec<SliceData>, Vec<i32>) {
+        let (mb_w, mb_h) = (self.pic.mb_w, self.pic.mb_h);
+        let mut coder = SliceCoder::new(self.p, &self.rc, mb_w, mb_w * mb_h, new_writer);
+        for mby in 0..mb_h {
             if let Some(rp) = self.refpic.as_deref_mut() {
                 // Vectors reach search_range samples, the refinement one more.
                 rp.prepare_half_rows(mby, self.p.search_range[1].max(0) as usize + 1);
             }
             let decider = Decider::new(self.p, self.src, self.refpic.as_deref(), &self.lambdas);
+            let view = self.pic.view();
             for mbx in 0..mb_w {
-                self.rc
-                    .before_mb(*mb_count, bits_before + w.bit_len() as u64);
-                *mb_count += 1;
-                let d = decider.decide(&self.pic, &mut self.rc, slice, mbx, mby);
-                let derived = reconstruct::commit(
-                    &mut self.pic,
-                    &mut self.stats,
-                    slice,
-                    mbx,
-                    mby,
-                    &d,
-                    &mut qp_pred,
-                );
-                macroblock_layer::write(&mut w, self.p, &self.pic, mby * mb_w + mbx, &d, &derived);
-                w.end_of_mb(mby + 1 == last_row && mbx + 1 == mb_w);
+                let n = mby * mb_w + mbx;
+                coder.before_mb(n);
+                let d = decider.decide(&view, &coder.rc, coder.slice_of(n), mbx, mby);
+                // SAFETY: this thread codes every macroblock, each once.
+                let derived = unsafe { reconstruct::store(&view, coder.slice_of(n), mbx, mby, &d) };
+                coder.write(&view, n, &d, derived);
             }
         }
-        w.finish()
+        let out = coder.finish();
+        self.stats = out.stats;
+        self.rc = out.rc;
+        (out.slices, out.qps)
     }
 }

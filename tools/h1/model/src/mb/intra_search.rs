@@ -4,7 +4,7 @@
 
 use super::decision::LumaCoding;
 use super::residual::{clamp_levels, clamp_levels8};
-use super::state::{LumaEdges, PictureState};
+use super::state::{LumaEdges, PicView};
 use crate::inter::{satd, satd4x4_x2};
 use crate::intra::{self, Edges};
 use crate::intra8x8;
@@ -182,7 +182,7 @@ impl IntraNxN for Intra8x8 {
 /// predIntraNxNPredMode of block (bx, by) of macroblock (x, y) (8.3.1.1,
 /// 8.3.2.1), with the modes `modes` (raster 4x4) decided in this macroblock.
 pub fn predicted_mode<B: IntraNxN>(
-    pic: &PictureState,
+    pic: &PicView,
     slice: i32,
     (x, y): (i32, i32),
     (bx, by): (usize, usize),
@@ -208,7 +208,7 @@ pub fn predicted_mode<B: IntraNxN>(
 /// Intra_NxN with a per-block mode decision; returns its cost, its coding
 /// and the mode of each 4x4 block (raster; an 8x8 block's repeated).
 pub fn search_nxn<B: IntraNxN>(
-    pic: &PictureState,
+    pic: &PicView,
     slice: i32,
     (x, y): (i32, i32),
     src: &[u8; 256],
@@ -221,9 +221,7 @@ pub fn search_nxn<B: IntraNxN>(
     let tra = pic.intra_avail(x + 1, y - 1, slice);
     let mut top_right = [0u8; 8];
     if tra {
-        let s = pic.rec.stride();
-        top_right
-            .copy_from_slice(&pic.rec.y[(y as usize * 16 - 1) * s + x as usize * 16 + 16..][..8]);
+        top_right = pic.samples(0, x as usize * 16 + 16, y as usize * 16 - 1);
     }
     let mut luma = LumaCoding::none([0; 256]);
     let mut modes = [intra::I4_DC; 16];
@@ -356,7 +354,7 @@ pub fn best_i16(edges: &LumaEdges, src: &[u8; 256], lam: u32, plane: bool) -> (u
 /// The chroma mode of an intra macroblock (x, y) with the cheapest
 /// prediction of `src`, and its predictions of Cb and Cr.
 pub fn chroma_intra(
-    pic: &PictureState,
+    pic: &PicView,
     src: &Planes,
     slice: i32,
     x: i32,
@@ -365,23 +363,21 @@ pub fn chroma_intra(
     let la = pic.intra_avail(x - 1, y, slice);
     let ta = pic.intra_avail(x, y - 1, slice);
     let tla = pic.intra_avail(x - 1, y - 1, slice);
-    let cs = pic.rec.cstride();
+    let cs = pic.cstride();
     let (px, py) = (x as usize * 8, y as usize * 8);
     let mut best = (intra::CHROMA_DC, u32::MAX, [[0u8; 64]; 2]);
     let mut edges = [([0u8; 8], [0u8; 8], 0u8); 2];
-    for (c, plane) in [&pic.rec.cb, &pic.rec.cr].into_iter().enumerate() {
+    for (c, e) in edges.iter_mut().enumerate() {
         if ta {
-            edges[c]
-                .0
-                .copy_from_slice(&plane[(py - 1) * cs + px..][..8]);
+            e.0 = pic.samples(1 + c, px, py - 1);
         }
         if la {
             for r in 0..8 {
-                edges[c].1[r] = plane[(py + r) * cs + px - 1];
+                e.1[r] = pic.sample(1 + c, px - 1, py + r);
             }
         }
         if tla {
-            edges[c].2 = plane[(py - 1) * cs + px - 1];
+            e.2 = pic.sample(1 + c, px - 1, py - 1);
         }
     }
     for mode in 0..4 {

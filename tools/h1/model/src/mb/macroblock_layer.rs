@@ -6,7 +6,7 @@ use super::decision::{ChromaCoding, LumaCoding, MbDecision, MbKind};
 use super::params::FrameParams;
 use super::partition::{Part, PartMode};
 use super::reconstruct::Derived;
-use super::state::PictureState;
+use super::state::PicView;
 use crate::bitwriter::BitWriter;
 
 /// Codes the syntax elements of macroblocks in one slice: CAVLC (9.2, and
@@ -17,40 +17,40 @@ pub trait EntropyWriter {
     fn bit_len(&self) -> usize;
 
     /// A P_Skip macroblock: mb_skip_flag 1, or one more in mb_skip_run.
-    fn mb_skip(&mut self, pic: &PictureState, idx: usize);
+    fn mb_skip(&mut self, pic: &PicView, idx: usize);
 
     /// A coded macroblock of a P slice: mb_skip_flag 0, or the mb_skip_run before it.
-    fn mb_coded(&mut self, pic: &PictureState, idx: usize);
+    fn mb_coded(&mut self, pic: &PicView, idx: usize);
 
     /// mb_type of an intra macroblock, numbered as in an I slice (Table 7-11).
-    fn mb_type_intra(&mut self, pic: &PictureState, idx: usize, mb_type: u32);
+    fn mb_type_intra(&mut self, pic: &PicView, idx: usize, mb_type: u32);
 
     /// mb_type of a P macroblock with motion and, for P_8x8, its sub_mb_types.
     fn mb_type_p(&mut self, mode: PartMode);
 
     /// mvd_l0 of partition `part` of a P macroblock.
-    fn mvd(&mut self, pic: &PictureState, idx: usize, part: &Part, mvd: [i32; 2]);
+    fn mvd(&mut self, pic: &PicView, idx: usize, part: &Part, mvd: [i32; 2]);
 
     /// transform_size_8x8_flag.
-    fn transform_size_8x8_flag(&mut self, pic: &PictureState, idx: usize, t8: bool);
+    fn transform_size_8x8_flag(&mut self, pic: &PicView, idx: usize, t8: bool);
 
     /// prev_intra_pred_mode_flag and rem_intra_pred_mode of one block.
     fn intra_pred_mode(&mut self, rem: Option<u8>);
 
     /// intra_chroma_pred_mode.
-    fn intra_chroma_pred_mode(&mut self, pic: &PictureState, idx: usize, mode: u8);
+    fn intra_chroma_pred_mode(&mut self, pic: &PicView, idx: usize, mode: u8);
 
     /// coded_block_pattern of an intra or inter macroblock.
-    fn coded_block_pattern(&mut self, pic: &PictureState, idx: usize, cbp: u32, intra: bool);
+    fn coded_block_pattern(&mut self, pic: &PicView, idx: usize, cbp: u32, intra: bool);
 
     /// mb_qp_delta, or that the macroblock has none.
     fn mb_qp_delta(&mut self, delta: Option<i32>);
 
     /// The luma residual (7.3.5.3): with the Intra16x16DCLevel block when `i16`.
-    fn residual_luma(&mut self, pic: &PictureState, idx: usize, luma: &LumaCoding, i16: bool);
+    fn residual_luma(&mut self, pic: &PicView, idx: usize, luma: &LumaCoding, i16: bool);
 
     /// The chroma residual (7.3.5.3).
-    fn residual_chroma(&mut self, pic: &PictureState, idx: usize, chroma: &ChromaCoding);
+    fn residual_chroma(&mut self, pic: &PicView, idx: usize, chroma: &ChromaCoding);
 
     /// After each macroblock: end_of_slice_flag in CABAC.
     fn end_of_mb(&mut self, last_in_slice: bool);
@@ -63,7 +63,7 @@ pub trait EntropyWriter {
 pub fn write<W: EntropyWriter>(
     w: &mut W,
     p: &FrameParams,
-    pic: &PictureState,
+    pic: &PicView,
     idx: usize,
     d: &MbDecision,
     derived: &Derived,

@@ -11,7 +11,9 @@
 //! - [`macroblock_layer`] writes the decision as the syntax of 7.3.5 through
 //!   an [`EntropyWriter`]: [`cavlc_writer`] or [`cabac_writer`].
 //!
-//! [`frame`] runs the three stages over the slices of a frame.
+//! [`frame`] runs the three stages over the slices of a frame, in one thread
+//! or as a [`wavefront`] of several; [`slice_coder`] is the part that runs in
+//! decoding order (slices, rate control checkpoints, QP_Y, entropy writing).
 
 pub mod cabac_writer;
 pub mod cavlc_writer;
@@ -25,10 +27,13 @@ pub mod params;
 pub mod partition;
 pub mod reconstruct;
 pub mod residual;
+pub mod slice_coder;
 pub mod state;
+pub mod wavefront;
 
 pub use decision::MbDecision;
-pub use frame::{CoderBuffers, FrameCoder, SliceData};
+pub use frame::{CoderBuffers, FrameCoder};
 pub use macroblock_layer::EntropyWriter;
 pub use params::{FrameParams, FrameStats};
+pub use slice_coder::SliceData;
 pub use state::{MbInfo, PictureState};

@@ -6,7 +6,7 @@
 use super::decision::InterMb;
 use super::params::FrameParams;
 use super::partition::{sub_parts, Part, PartMode, Parts, SubMode, WHOLE};
-use super::state::{LocalMotion, PictureState};
+use super::state::{LocalMotion, PicView};
 use crate::bitwriter::{se_bits, ue_bits};
 use crate::inter::{sad, satd};
 use crate::refpic::RefPicture;
@@ -19,7 +19,7 @@ const PARTITION_THRESHOLD: u32 = 1024;
 /// The motion search of the macroblocks of one slice against one reference.
 pub struct MotionSearch<'a> {
     pub p: &'a FrameParams,
-    pub pic: &'a PictureState,
+    pub pic: &'a PicView<'a>,
     pub rp: &'a RefPicture,
     pub slice: i32,
 }

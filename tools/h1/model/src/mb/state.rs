@@ -1,11 +1,19 @@
 //! The picture as coded so far: reconstructed samples, motion, and what each
-//! coded macroblock left for its neighbours. The decision reads it; only
-//! [`super::reconstruct`] writes it.
+//! coded macroblock left for its neighbours. The decision and the syntax
+//! writers read it through a [`PicView`]; only [`super::reconstruct`] writes
+//! it, one macroblock at a time.
+//!
+//! Macroblocks may be coded by several threads at once (a wavefront: a
+//! macroblock once the one above and right of it is done). A [`PicView`]
+//! therefore reaches the buffers through raw pointers and never makes a
+//! reference to more than the element it reads, so that one thread may store
+//! a macroblock while others read the ones before it.
 
 use super::partition::Part;
 use crate::intra;
 use crate::mvpred::{self, BlockMotion, Neighbour};
 use crate::picture::Planes;
+use core::marker::PhantomData;
 
 /// Bit of [`MbInfo::cbf`] of the Intra16x16DCLevel block.
 pub const CBF_LUMA_DC: u32 = 16;
@@ -22,7 +30,7 @@ pub struct MbInfo {
     pub intra: bool,
     pub i4x4: bool,
     pub skip: bool,
-    /// QP_Y.
+    /// QP_Y; given in decoding order, once the frame's macroblocks are all coded.
     pub qp: i32,
     /// TotalCoeff of each luma 4x4 block (raster), AC only for Intra_16x16;
     /// with the 8x8 transform, of the 4x4 block's CAVLC list (7.3.5.3.2).
@@ -78,18 +86,6 @@ impl LocalMotion {
     }
 }
 
-/// The picture as coded so far.
-pub struct PictureState {
-    pub mb_w: usize,
-    pub mb_h: usize,
-    pub rec: Planes,
-    pub mbs: Vec<MbInfo>,
-    /// Per 4x4 block motion of the picture.
-    pub motion: Vec<BlockMotion>,
-    /// constrained_intra_pred_flag: inter neighbours do not predict intra ones.
-    pub constrained_intra_pred: bool,
-}
-
 /// Samples next to a 16x16 luma block: above, left, above-left, and whether
 /// each may predict it.
 pub struct LumaEdges {
@@ -101,13 +97,154 @@ pub struct LumaEdges {
     pub top_left_ok: bool,
 }
 
+/// The picture as coded so far: the owner of its buffers.
+pub struct PictureState {
+    pub mb_w: usize,
+    pub mb_h: usize,
+    pub rec: Planes,
+    pub mbs: Vec<MbInfo>,
+    /// Per 4x4 block motion of the picture.
+    pub motion: Vec<BlockMotion>,
+    /// constrained_intra_pred_flag: inter neighbours do not predict intra ones.
+    pub constrained_intra_pred: bool,
+}
+
 impl PictureState {
+    /// A view of the picture for the macroblock stages, for as long as it is borrowed.
+    pub fn view(&mut self) -> PicView<'_> {
+        PicView {
+            mb_w: self.mb_w,
+            mb_h: self.mb_h,
+            y: self.rec.y.as_mut_ptr(),
+            cb: self.rec.cb.as_mut_ptr(),
+            cr: self.rec.cr.as_mut_ptr(),
+            mbs: self.mbs.as_mut_ptr(),
+            motion: self.motion.as_mut_ptr(),
+            constrained_intra_pred: self.constrained_intra_pred,
+            _owner: PhantomData,
+        }
+    }
+}
+
+/// The picture being coded, shared by the threads that code its macroblocks.
+///
+/// Reads go through raw pointers, one element at a time. The rule that makes
+/// them sound: a macroblock's samples, motion and [`MbInfo`] are written once,
+/// by [`PicView::store_mb`] in the thread that decided it, before any other
+/// thread learns (through a release store it reads with acquire ordering)
+/// that the macroblock is done; and a thread reads only macroblocks it
+/// knows are done, or that no thread codes before it does (the ones right
+/// of and below it, which still hold the frame's initial values).
+#[derive(Clone, Copy)]
+pub struct PicView<'a> {
+    pub mb_w: usize,
+    pub mb_h: usize,
+    y: *mut u8,
+    cb: *mut u8,
+    cr: *mut u8,
+    mbs: *mut MbInfo,
+    motion: *mut BlockMotion,
+    /// constrained_intra_pred_flag: inter neighbours do not predict intra ones.
+    pub constrained_intra_pred: bool,
+    _owner: PhantomData<&'a mut PictureState>,
+}
+
+// SAFETY: the pointers reach buffers the view borrows mutably for 'a; the
+// threads sharing the view follow the rule of [`PicView`], so that no element
+// is written while another thread reads it.
+unsafe impl Send for PicView<'_> {}
+// SAFETY: as for Send.
+unsafe impl Sync for PicView<'_> {}
+
+impl PicView<'_> {
+    /// Luma row stride.
+    pub fn stride(&self) -> usize {
+        self.mb_w * 16
+    }
+
+    /// Chroma row stride.
+    pub fn cstride(&self) -> usize {
+        self.mb_w * 8
+    }
+
+    /// The [`MbInfo`] of macroblock address `idx`.
+    pub fn mb_at(&self, idx: usize) -> &MbInfo {
+        assert!(idx < self.mb_w * self.mb_h);
+        // SAFETY: in bounds (above); the element is not being written (the
+        // rule of [`PicView`]).
+        unsafe { &*self.mbs.add(idx) }
+    }
+
+    /// `N` reconstructed samples of plane `plane` (0 luma, 1 Cb, 2 Cr) from (x, y).
+    pub fn samples<const N: usize>(&self, plane: usize, x: usize, y: usize) -> [u8; N] {
+        let (base, stride, rows) = match plane {
+            0 => (self.y, self.stride(), self.mb_h * 16),
+            1 => (self.cb, self.cstride(), self.mb_h * 8),
+            _ => (self.cr, self.cstride(), self.mb_h * 8),
+        };
+        assert!(x + N <= stride && y < rows);
+        // SAFETY: in bounds (above); samples of done macroblocks only (the
+        // rule of [`PicView`]); an unaligned array read of u8 is always aligned.
+        unsafe { base.add(y * stride + x).cast::<[u8; N]>().read() }
+    }
+
+    /// One reconstructed sample of plane `plane` at (x, y).
+    pub fn sample(&self, plane: usize, x: usize, y: usize) -> u8 {
+        self.samples::<1>(plane, x, y)[0]
+    }
+
+    /// The motion of the 4x4 block at global 4x4 position (bx, by).
+    fn block_motion(&self, bx: usize, by: usize) -> BlockMotion {
+        assert!(bx < self.mb_w * 4 && by < self.mb_h * 4);
+        // SAFETY: in bounds (above); the block's macroblock is done (the rule of [`PicView`]).
+        unsafe { self.motion.add(by * self.mb_w * 4 + bx).read() }
+    }
+
+    /// Stores macroblock (mbx, mby): its [`MbInfo`], the motion of its 16
+    /// blocks (raster) and its reconstructed samples.
+    ///
+    /// # Safety
+    ///
+    /// Only the thread coding macroblock (mbx, mby) calls it, once per frame,
+    /// before it tells other threads that the macroblock is done.
+    pub unsafe fn store_mb(
+        &self,
+        mbx: usize,
+        mby: usize,
+        m: MbInfo,
+        motion: &[BlockMotion; 16],
+        luma: &[u8; 256],
+        chroma: &[[u8; 64]; 2],
+    ) {
+        assert!(mbx < self.mb_w && mby < self.mb_h);
+        let (s, cs, w4) = (self.stride(), self.cstride(), self.mb_w * 4);
+        // SAFETY: every write lies inside macroblock (mbx, mby) of its buffer
+        // (in bounds, above), which only this thread touches until it
+        // publishes the macroblock (the caller's contract).
+        unsafe {
+            self.mbs.add(mby * self.mb_w + mbx).write(m);
+            for r in 0..4 {
+                let dst = self.motion.add((mby * 4 + r) * w4 + mbx * 4);
+                core::ptr::copy_nonoverlapping(motion[r * 4..].as_ptr(), dst, 4);
+            }
+            for r in 0..16 {
+                let dst = self.y.add((mby * 16 + r) * s + mbx * 16);
+                core::ptr::copy_nonoverlapping(luma[r * 16..].as_ptr(), dst, 16);
+            }
+            for r in 0..8 {
+                let o = (mby * 8 + r) * cs + mbx * 8;
+                core::ptr::copy_nonoverlapping(chroma[0][r * 8..].as_ptr(), self.cb.add(o), 8);
+                core::ptr::copy_nonoverlapping(chroma[1][r * 8..].as_ptr(), self.cr.add(o), 8);
+            }
+        }
+    }
+
     /// The coded macroblock at (mbx, mby) if it is in slice `slice`.
     pub fn mb(&self, mbx: i32, mby: i32, slice: i32) -> Option<&MbInfo> {
         if mbx < 0 || mby < 0 || mbx >= self.mb_w as i32 || mby >= self.mb_h as i32 {
             return None;
         }
-        let m = &self.mbs[mby as usize * self.mb_w + mbx as usize];
+        let m = self.mb_at(mby as usize * self.mb_w + mbx as usize);
         (m.slice == slice).then_some(m)
     }
 
@@ -130,7 +267,6 @@ impl PictureState {
 
     /// The reconstructed samples around the luma of macroblock (x, y).
     pub fn luma_edges(&self, slice: i32, x: i32, y: i32) -> LumaEdges {
-        let s = self.rec.stride();
         let (px, py) = (x as usize * 16, y as usize * 16);
         let mut e = LumaEdges {
             top: [0; 16],
@@ -141,16 +277,15 @@ impl PictureState {
             top_left_ok: self.intra_avail(x - 1, y - 1, slice),
         };
         if e.top_ok {
-            e.top
-                .copy_from_slice(&self.rec.y[(py - 1) * s + px..][..16]);
+            e.top = self.samples(0, px, py - 1);
         }
         if e.left_ok {
             for (r, l) in e.left.iter_mut().enumerate() {
-                *l = self.rec.y[(py + r) * s + px - 1];
+                *l = self.sample(0, px - 1, py + r);
             }
         }
         if e.top_left_ok {
-            e.top_left = self.rec.y[(py - 1) * s + px - 1];
+            e.top_left = self.sample(0, px - 1, py - 1);
         }
         e
     }
@@ -185,7 +320,7 @@ impl PictureState {
             }
             Neighbour {
                 available: true,
-                motion: self.motion[(by as usize) * self.mb_w * 4 + bx as usize],
+                motion: self.block_motion(bx as usize, by as usize),
             }
         };
         let a = get(gx - 1, gy);

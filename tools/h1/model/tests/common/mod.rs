@@ -32,6 +32,8 @@ pub struct Config {
     pub transform_8x8: bool,
     /// Extra register writes after the standard programming (offset, value).
     pub extra_regs: Vec<(usize, u32)>,
+    /// Threads of the model ([`H1::with_threads`]).
+    pub threads: usize,
 }
 
 impl Default for Config {
@@ -52,6 +54,7 @@ impl Default for Config {
             cabac: None,
             transform_8x8: false,
             extra_regs: Vec::new(),
+            threads: 1,
         }
     }
 }
@@ -164,7 +167,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         }
         mem.write(cabac_table, &t).unwrap();
     }
-    let mut h1 = H1::default();
+    let mut h1 = H1::with_threads(cfg.threads);
     let mut recon = Vec::new();
     let mut feedback = Vec::new();
     let mut mb_qps = Vec::new();
