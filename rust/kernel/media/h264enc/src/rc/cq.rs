@@ -7,7 +7,7 @@
 //! in its one-second window. A rate model (log2 bits = log2C - QP / 6, per
 //! picture type, as in [`super::frame`]) says how far the QP must go up.
 
-use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
+use super::controller::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
 
 use super::super::error::{Error, Result};
 use super::super::math::{clamp_i32, div_u64, log2_q8};

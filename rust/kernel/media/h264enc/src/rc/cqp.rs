@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 //! Constant QP, and client-driven QP (a picture's own QP wins when given).
 
-use super::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
+use super::controller::{FrameInfo, FrameResult, QpPlan, RateController, QP_MAX};
 
 use super::super::error::{Error, Result};
 

@@ -7,8 +7,8 @@
 //! target comes from the model, then is bounded by the QP limits and the
 //! per-picture QP step.
 
+use super::controller::{FrameInfo, FrameResult, QpPlan, RateController, Replan, QP_MAX};
 use super::hrd::Cpb;
-use super::{FrameInfo, FrameResult, QpPlan, RateController, Replan, QP_MAX};
 
 use super::super::config::layer_split_total;
 use super::super::error::{Error, Result};
