@@ -1,7 +1,9 @@
 //! The element's implementation: properties, caps, and one request to the
 //! device per input frame.
 
-use super::RateControl;
+use super::settings::{
+    choose_profile, peak_of, stream_config, RateControl, Settings, CAPS_PROFILES,
+};
 use gst::glib;
 use gst::prelude::*;
 use gst::subclass::prelude::*;
@@ -9,8 +11,7 @@ use gst_video::prelude::*;
 use gst_video::subclass::prelude::*;
 use h264enc_client::device::{Device, PixelFormat, VirtualDevice};
 use h264enc_client::device_thread::DeviceThread;
-use h264enc_client::session::{configure, layer_rates, Profile, RcMode, StreamConfig};
-use h264enc_client::units::CpbSize;
+use h264enc_client::session::{configure, layer_rates};
 use std::collections::VecDeque;
 use std::sync::{LazyLock, Mutex};
 use v4l2_h264enc_uapi::{v4l2_ctrl_h264_encode_params, V4L2_H264_ENCODE_FLAG_FORCE_IDR};
@@ -22,52 +23,6 @@ static CAT: LazyLock<gst::DebugCategory> = LazyLock::new(|| {
         Some("H.264 encoder over a stateless encoder device"),
     )
 });
-
-/// Property values (names as in the 2023 RFC's `v4l2slh264enc` where they overlap).
-#[derive(Clone, Debug)]
-struct Settings {
-    device: String,
-    bitrate: u32,
-    max_bitrate: u32,
-    rate_control: RateControl,
-    qp_min: u32,
-    qp_max: u32,
-    quantizer: u32,
-    quality: u32,
-    keyframe_interval: u32,
-    cabac: bool,
-    cabac_init_idc: u32,
-    cpb_size: u32,
-    filler: bool,
-    ltr_period: u32,
-    temporal_layers: u32,
-    layer_split: String,
-    in_flight: u32,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            device: "virtual".into(),
-            bitrate: 2_000_000,
-            max_bitrate: 0,
-            rate_control: RateControl::Cbr,
-            qp_min: 10,
-            qp_max: 51,
-            quantizer: 26,
-            quality: 50,
-            keyframe_interval: 0,
-            cabac: false,
-            cabac_init_idc: 0,
-            cpb_size: 1000,
-            filler: false,
-            ltr_period: 0,
-            temporal_layers: 1,
-            layer_split: String::new(),
-            in_flight: 2,
-        }
-    }
-}
 
 /// A configured stream.
 struct State {
@@ -91,13 +46,6 @@ struct State {
 pub struct V4l2SlH264Enc {
     settings: Mutex<Settings>,
     state: Mutex<Option<State>>,
-}
-
-#[glib::object_subclass]
-impl ObjectSubclass for V4l2SlH264Enc {
-    const NAME: &'static str = "GstV4l2SlH264Enc";
-    type Type = super::V4l2SlH264Enc;
-    type ParentType = gst_video::VideoEncoder;
 }
 
 fn uint(name: &str, blurb: &str, min: u32, max: u32, default: u32) -> glib::ParamSpec {
@@ -331,131 +279,6 @@ impl ElementImpl for V4l2SlH264Enc {
             ]
         });
         PADS.as_ref()
-    }
-}
-
-/// The profiles the element codes, as caps name them, in its order of
-/// preference when downstream leaves the choice open.
-const CAPS_PROFILES: [&str; 4] = ["constrained-baseline", "baseline", "main", "high"];
-
-/// The profile to code, and the name the output caps give it: the one the
-/// settings ask for (`cabac`: main, else constrained-baseline) when
-/// downstream accepts it, else the first of `CAPS_PROFILES` downstream
-/// accepts. A constrained-baseline stream is a baseline one: downstream that
-/// takes only `baseline` gets it under that name.
-fn choose_profile(s: &Settings, allowed: Option<&gst::Caps>) -> (Profile, &'static str) {
-    let wanted = if s.cabac {
-        "main"
-    } else {
-        "constrained-baseline"
-    };
-    let accepts = |name: &str| -> bool {
-        let Some(caps) = allowed else { return true };
-        caps.iter().any(|st| match st.value("profile") {
-            Err(_) => true,
-            Ok(v) => match v.get::<&str>() {
-                Ok(p) => p == name,
-                Err(_) => v
-                    .get::<gst::List>()
-                    .is_ok_and(|l| l.iter().any(|x| x.get::<&str>() == Ok(name))),
-            },
-        })
-    };
-    let name = if accepts(wanted) {
-        wanted
-    } else {
-        CAPS_PROFILES
-            .into_iter()
-            .find(|p| accepts(p))
-            .unwrap_or(wanted)
-    };
-    let profile = match name {
-        "main" => Profile::Main,
-        "high" => Profile::High,
-        _ => Profile::Baseline,
-    };
-    (profile, name)
-}
-
-/// The stream the settings ask for at `width`x`height`; Err for a setting
-/// that cannot be right at any size.
-fn stream_config(
-    s: &Settings,
-    width: u32,
-    height: u32,
-    (fps_num, fps_den): (u32, u32),
-    format: PixelFormat,
-    profile: Profile,
-) -> Result<StreamConfig, String> {
-    let layer_split = if s.layer_split.trim().is_empty() {
-        None
-    } else {
-        Some(
-            s.layer_split
-                .split(',')
-                .map(|p| p.trim().parse::<u32>())
-                .collect::<Result<Vec<u32>, _>>()
-                .map_err(|_| {
-                    format!(
-                        "layer-split '{}' is not a list of percentages such as 40,20,40",
-                        s.layer_split
-                    )
-                })?,
-        )
-    };
-    Ok(StreamConfig {
-        width,
-        height,
-        fps_num,
-        fps_den,
-        format,
-        rc: Some(match s.rate_control {
-            RateControl::Cqp => RcMode::Cqp,
-            RateControl::Cbr => RcMode::Cbr,
-            RateControl::Vbr => RcMode::Vbr,
-            RateControl::Cq => RcMode::Cq,
-        }),
-        bitrate: Some(u64::from(s.bitrate)),
-        max_bitrate: peak_of(s).map(u64::from),
-        cpb_size: Some(CpbSize::Millis(u64::from(s.cpb_size))),
-        filler: s.filler && s.rate_control == RateControl::Cbr,
-        qp: Some(s.quantizer as u8),
-        quality: (s.rate_control == RateControl::Cq).then_some(s.quality as u8),
-        qp_min: s.qp_min as u8,
-        qp_max: s.qp_max as u8,
-        gop: s.keyframe_interval,
-        profile,
-        cabac: Some(s.cabac),
-        cabac_init_idc: s.cabac_init_idc as u8,
-        // High: its 8x8 transform, as h264enc --profile high has it.
-        transform_8x8: Some(profile == Profile::High),
-        slices: 1,
-        ltr_period: s.ltr_period,
-        long_term: s.ltr_period > 0,
-        temporal_layers: s.temporal_layers as u8,
-        layer_split,
-        client_rc: false,
-        virtual_h1: s.device == "virtual",
-    })
-}
-
-/// The peak the settings ask for: `max-bitrate`, or by default the mode's
-/// (VBR: 1.5 x the bit rate; CBR: the bit rate; CQ: none).
-fn peak_of(s: &Settings) -> Option<u32> {
-    match (s.rate_control, s.max_bitrate) {
-        (RateControl::Cbr, _) => Some(s.bitrate),
-        (RateControl::Cq, 0) => None,
-        (rc, 0) => Some(peak(rc, s.bitrate)),
-        (_, p) => Some(p),
-    }
-}
-
-/// The peak rate a mode signals for `bitrate`.
-fn peak(rc: RateControl, bitrate: u32) -> u32 {
-    if rc == RateControl::Vbr {
-        bitrate.saturating_add(bitrate / 2)
-    } else {
-        bitrate
     }
 }
 

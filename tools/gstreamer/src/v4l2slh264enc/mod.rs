@@ -1,33 +1,29 @@
-//! The `v4l2slh264enc` element.
+//! The `v4l2slh264enc` element: its GObject type, declared here, what it
+//! does (`imp`) and its settings (`settings`).
+//!
+//! The subclass is declared beside the wrapper it names as its `Type`, so
+//! that `imp`, which implements the subclass, names nothing of this file.
 
 use gst::glib;
 use gst::prelude::*;
+use gst::subclass::prelude::*;
+// `#[glib::object_subclass]` takes the type as one identifier.
+use imp::V4l2SlH264Enc as Imp;
 
 mod imp;
+mod settings;
 
 glib::wrapper! {
     /// H.264 encoder over a stateless encoder device.
-    pub struct V4l2SlH264Enc(ObjectSubclass<imp::V4l2SlH264Enc>)
+    pub struct V4l2SlH264Enc(ObjectSubclass<Imp>)
         @extends gst_video::VideoEncoder, gst::Element, gst::Object;
 }
 
-/// Rate-control modes (the `rate-control` property).
-#[derive(Debug, Eq, PartialEq, Ord, PartialOrd, Hash, Clone, Copy, glib::Enum)]
-#[repr(u32)]
-#[enum_type(name = "GstV4l2SlH264EncRateControl")]
-pub enum RateControl {
-    /// Constant QP (`quantizer`).
-    #[enum_value(name = "Constant QP", nick = "cqp")]
-    Cqp = 0,
-    /// Constant bit rate with an HRD (`bitrate`, `cpb-size`, `filler`).
-    #[enum_value(name = "Constant bit rate", nick = "cbr")]
-    Cbr = 1,
-    /// Variable bit rate: average `bitrate`, peak 1.5 x.
-    #[enum_value(name = "Variable bit rate", nick = "vbr")]
-    Vbr = 2,
-    /// Constant quality (`quality`), which the device maps to a QP.
-    #[enum_value(name = "Constant quality", nick = "cq")]
-    Cq = 3,
+#[glib::object_subclass]
+impl ObjectSubclass for Imp {
+    const NAME: &'static str = "GstV4l2SlH264Enc";
+    type Type = V4l2SlH264Enc;
+    type ParentType = gst_video::VideoEncoder;
 }
 
 /// Registers the element.
