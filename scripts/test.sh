@@ -20,6 +20,10 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "product crates depend on no test crate"
 "$here/scripts/check-product-deps.py"
 
+step "structure: no import cycle between files, no hand-written file over 800 lines"
+"$here/scripts/check-structure.py" --self-test
+"$here/scripts/check-structure.py"
+
 step "kernel-ready rules of the core"
 "$here/scripts/check-core.sh"
 
