@@ -10,7 +10,9 @@ use crate::ratectl;
 use crate::regs::*;
 use crate::rgb::RgbInput;
 use crate::slice::SliceHeader;
-use crate::MAX_MBS_PER_SIDE;
+
+/// Largest picture the model codes, in macroblocks per side (the H1's 4080 samples).
+pub const MAX_MBS_PER_SIDE: u32 = 255;
 
 /// One frame as the registers describe it.
 pub struct FrameJob {

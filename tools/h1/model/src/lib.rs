@@ -45,15 +45,13 @@ pub mod transform;
 pub mod transform8x8;
 pub mod zero_check;
 
-pub use fault::Fault;
 use frame_job::FrameJob;
 use mb::{CoderBuffers, FrameCoder, FrameStats};
 pub use memory::{BufferMemory, BusError, Memory};
 use picture::Planes;
 use regs::*;
 
-/// Largest picture the model codes, in macroblocks per side (the H1's 4080 samples).
-pub const MAX_MBS_PER_SIDE: u32 = 255;
+pub use frame_job::MAX_MBS_PER_SIDE;
 
 /// One H1 core. Like the silicon it carries nothing from one frame to the
 /// next: every input comes from the registers and memory. It keeps only

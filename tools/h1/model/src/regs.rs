@@ -12,17 +12,19 @@
 #[cfg(test)]
 mod c_header;
 #[cfg(test)]
-use c_header::Check::*;
+mod check;
+#[cfg(test)]
+use check::Check::*;
 
 /// Defines the constants, each with what `hantro_h1_regs.h` must say of it
-/// (see [`c_header::Check`]), and, for the test, the list of them all.
+/// (see [`check::Check`]), and, for the test, the list of them all.
 macro_rules! registers {
     ($($(#[$meta:meta])* pub const $name:ident: $ty:ty = $value:expr => $($check:expr),+;)*) => {
         $($(#[$meta])* pub const $name: $ty = $value;)*
 
         /// Every constant above: its name, its value and its checks.
         #[cfg(test)]
-        const C_HEADER: &[(&str, u64, &[c_header::Check])] =
+        const C_HEADER: &[(&str, u64, &[check::Check])] =
             &[$((stringify!($name), $name as u64, &[$($check),+])),*];
     };
 }
