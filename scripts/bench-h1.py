@@ -3,9 +3,11 @@
 """Speed and quality of the software H1 beside x264 and OpenH264, in one run.
 
 Each encoder codes the same 720p clips at four constant QPs, single thread:
-  h264enc        the whole stack (driver, core, software H1), as a user runs it;
-                 its time is that of the device's encode calls, as OpenH264's is
-                 that of its encode calls (reading and writing files excluded)
+  h264enc        the whole stack (driver, core, software H1), as a user runs it,
+                 with --threads 1; its time is that of the device's encode calls,
+                 as OpenH264's is that of its encode calls (reading and writing
+                 files excluded); and with its default threads, one per CPU
+                 ("h264enc threads"), whose stream must be the same bytes
   x264           Debian's build (with its assembly): --preset ultrafast and
                  veryfast, --ref 1 --bframes 0, deblocking on, --tune psnr,
                  --threads 1; veryfast both with its own profile (high: CABAC,
@@ -61,10 +63,18 @@ def kbps(path, frames):
     return os.path.getsize(path) * 8 * FPS / frames / 1000
 
 
-def enc_h264enc(src, size, qp, out, frames, profile, target_kbps):
-    r = run([H264ENC, "encode", src, "--size", size, "--fps", str(FPS), "--qp", str(qp), "--profile", profile,
-             "-o", out])
-    return float(re.search(r"the encoder alone ([0-9.]+) frames/s", r.stdout).group(1))
+def enc_h264enc_threads(threads):
+    def enc(src, size, qp, out, frames, profile, target_kbps):
+        cmd = [H264ENC, "encode", src, "--size", size, "--fps", str(FPS), "--qp", str(qp), "--profile", profile,
+               "-o", out]
+        if threads:
+            cmd += ["--threads", str(threads)]
+        r = run(cmd)
+        return float(re.search(r"the encoder alone ([0-9.]+) frames/s", r.stdout).group(1))
+    return enc
+
+
+enc_h264enc = enc_h264enc_threads(1)
 
 
 def enc_x264(preset, extra):
@@ -154,6 +164,7 @@ def main():
     qps = [int(q) for q in a.qps.split(",")]
     encoders = [
         ("h264enc", enc_h264enc),
+        ("h264enc threads", enc_h264enc_threads(None)),
         ("openh264", enc_openh264_debian),
         ("openh264 crate", enc_openh264),
         ("x264 ultrafast", enc_x264("ultrafast", [])),
@@ -182,6 +193,10 @@ def main():
                     # the encoders that take a bit rate.
                     target = kbps(out["h264enc"], a.frames) if os.path.exists(out["h264enc"]) else 0
                     fps[name] = max(fps[name], enc(src, a.size, qp, out[name], a.frames, a.profile, target))
+            if "h264enc threads" in out:
+                with open(out["h264enc"], "rb") as f1, open(out["h264enc threads"], "rb") as f2:
+                    if f1.read() != f2.read():
+                        sys.exit(f"{clip} QP {qp}: h264enc's stream differs with threads")
             for name, _ in encoders:
                 pt = (kbps(out[name], a.frames), psnr(out[name], src, a.size), fps[name])
                 results.setdefault((clip, name), []).append(pt)
@@ -202,6 +217,10 @@ def main():
         speed = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
         summary[name] = (speed, sum(rates) / len(rates), sum(dbs) / len(dbs))
         print(f"| {name} | {speed:.2f} | {summary[name][1]:+.1f} % | {summary[name][2]:+.2f} |")
+    if "h264enc threads" in summary:
+        s = 1.0 / summary["h264enc threads"][0]
+        print(f"threads: h264enc with one thread per CPU ({os.cpu_count()}) runs x{s:.2f} as fast as with one "
+              f"(goal on 2 CPUs: x1.6)")
     if "openh264" in summary:
         s, r, d = summary["openh264"]
         ok = s >= 1.0 and d >= 0.0

@@ -101,6 +101,7 @@ fn gst_inspect_documents_every_property() {
         "temporal-layers",
         "layer-split",
         "in-flight",
+        "threads",
     ] {
         assert!(text.contains(&format!("  {p} ")), "{p} missing:\n{text}");
     }
@@ -283,18 +284,20 @@ fn new_caps_drain_and_restart_with_new_parameter_sets() {
 #[test]
 fn frames_in_flight_keep_the_stream_its_order_and_the_latency_they_add() {
     // The device encodes while the next frame comes: the same bytes for any
-    // number in flight, each frame out when in-flight - 1 more went in, and
-    // the LATENCY query answers those frames' duration.
+    // number in flight (and any number of the software H1's threads), each
+    // frame out when in-flight - 1 more went in, and the LATENCY query
+    // answers those frames' duration.
     let (w, h) = (176, 144);
     let clip = h264_oracle::clip("meadow", w, h, 12);
     let frames: Vec<Vec<u8>> = clip.chunks(w * h * 3 / 2).map(<[u8]>::to_vec).collect();
     let mut streams = Vec::new();
-    for depth in [1u64, 2, 4] {
+    for (depth, threads) in [(1u64, "1"), (2, "2"), (4, "3")] {
         let d = depth.to_string();
         let props = [
             ("rate-control", "cbr"),
             ("bitrate", "300000"),
             ("in-flight", d.as_str()),
+            ("threads", threads),
         ];
         let mut latency = None;
         let samples = encode(w, h, "I420", &frames, &props, |i, _, enc| {

@@ -148,6 +148,12 @@ impl ObjectImpl for V4l2SlH264Enc {
                     .default_value(d.in_flight)
                     .mutable_ready()
                     .build(),
+                glib::ParamSpecUInt::builder("threads")
+                    .blurb("Threads of the software H1 (device=virtual), which codes a frame's macroblock rows as a wavefront; the stream is the same for every count (0: one per CPU)")
+                    .maximum(64)
+                    .default_value(d.threads)
+                    .mutable_ready()
+                    .build(),
                 glib::ParamSpecString::builder("layer-split")
                     .blurb("Percent of the bit rate for each temporal layer's own pictures, base first, as h264enc's --layer-split (cbr, vbr; empty: 60,40 with 2 layers, 40,20,40 with 3)")
                     .default_value(Some(""))
@@ -188,6 +194,7 @@ impl ObjectImpl for V4l2SlH264Enc {
             "ltr-period" => s.ltr_period = value.get().unwrap_or(s.ltr_period),
             "temporal-layers" => s.temporal_layers = value.get().unwrap_or(s.temporal_layers),
             "in-flight" => s.in_flight = value.get().unwrap_or(s.in_flight),
+            "threads" => s.threads = value.get().unwrap_or(s.threads),
             "layer-split" => {
                 s.layer_split = value
                     .get::<Option<String>>()
@@ -219,6 +226,7 @@ impl ObjectImpl for V4l2SlH264Enc {
             "temporal-layers" => s.temporal_layers.to_value(),
             "layer-split" => s.layer_split.to_value(),
             "in-flight" => s.in_flight.to_value(),
+            "threads" => s.threads.to_value(),
             _ => glib::Value::from_type(pspec.value_type()),
         }
     }
@@ -529,7 +537,13 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
         };
         let depth = s.in_flight.max(1) as usize;
         let opened = if s.device == "virtual" {
-            DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))
+            let threads = match s.threads {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n as usize,
+            };
+            DeviceThread::spawn(depth, move || {
+                Ok(Box::new(VirtualDevice::open_with_threads(threads)))
+            })
         } else {
             let path = s.device.clone();
             DeviceThread::spawn(depth, move || {

@@ -46,6 +46,8 @@ pub(super) struct Settings {
     pub(super) temporal_layers: u32,
     pub(super) layer_split: String,
     pub(super) in_flight: u32,
+    /// Threads of the software H1 (device=virtual); 0: one per CPU.
+    pub(super) threads: u32,
 }
 
 impl Default for Settings {
@@ -68,6 +70,7 @@ impl Default for Settings {
             temporal_layers: 1,
             layer_split: String::new(),
             in_flight: 2,
+            threads: 0,
         }
     }
 }
