@@ -16,8 +16,38 @@ use super::reconstruct::{self, Derived};
 use super::slice_coder::{CodedFrame, SliceCoder};
 use super::state::PicView;
 use crate::ratectl::{InFrameRc, CHECKPOINTS};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, RwLock};
+use std::time::Duration;
+
+/// Iterations a waiting thread spins before it sleeps: about as long as a
+/// macroblock takes, the usual wait of the wavefront.
+const SPINS: u32 = 2000;
+
+/// Macroblocks a thread writes after deciding one, when it could write more.
+const WRITE_BURST: usize = 2;
+
+/// The decisions between a thread that made them and the one that writes
+/// them: a ring of macroblock rows, as many as threads can be ahead of the
+/// writer. A slot is the deciding thread's until its row's progress says it
+/// is done, then the writer's until the written count passes it.
+struct Slots {
+    cells: Vec<UnsafeCell<Option<(MbDecision, Derived)>>>,
+    rows: usize,
+    mb_w: usize,
+}
+
+// SAFETY: a slot is reached by one thread at a time, handed over by the
+// release and acquire of the progress and written counts ([`Slots`]).
+unsafe impl Sync for Slots {}
+
+impl Slots {
+    fn cell(&self, n: usize) -> *mut Option<(MbDecision, Derived)> {
+        let (x, y) = (n % self.mb_w, n / self.mb_w);
+        self.cells[(y % self.rows) * self.mb_w + x].get()
+    }
+}
 
 /// What the threads share while they code a frame.
 struct Shared<'a, 'p, W, F> {
@@ -25,15 +55,20 @@ struct Shared<'a, 'p, W, F> {
     pic: PicView<'p>,
     /// Macroblocks done in each row, from the left.
     progress: Vec<AtomicUsize>,
-    /// Each macroblock decided and stored, until it is written.
-    slots: Vec<Mutex<Option<(MbDecision, Derived)>>>,
+    slots: Slots,
     coder: Mutex<SliceCoder<'a, W, F>>,
+    /// Macroblocks written ([`SliceCoder::cursor`]).
+    written: AtomicUsize,
     /// The rate control as of the last checkpoint passed, for the decisions.
     rc: RwLock<InFrameRc>,
     /// Macroblocks whose checkpoint test has run ([`SliceCoder::rc_done`]).
     rc_done: AtomicUsize,
     /// Macroblocks between checkpoints (0: none).
     distance: usize,
+    /// Threads asleep in [`Shared::wait`], and what wakes them: a thread
+    /// that spins while the one it waits for has no core would slow both.
+    sleepers: AtomicUsize,
+    wake: (Mutex<()>, Condvar),
 }
 
 impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
@@ -47,11 +82,14 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
         (k > 0).then_some(k * self.distance)
     }
 
-    /// Writes the macroblocks that are next in decoding order and decided,
-    /// running the checkpoint test before each; returns when the next is not
-    /// decided yet.
-    fn write_ready(&self, coder: &mut SliceCoder<'_, W, F>) {
-        while coder.cursor < self.slots.len() {
+    /// Writes at most `limit` of the macroblocks that are next in decoding
+    /// order and decided, running the checkpoint test before each; returns
+    /// when the next is not decided yet.
+    fn write_ready(&self, coder: &mut SliceCoder<'_, W, F>, limit: usize) {
+        let mb_w = self.pic.mb_w;
+        let total = self.progress.len() * mb_w;
+        let end = coder.cursor.saturating_add(limit).min(total);
+        while coder.cursor < end {
             let n = coder.cursor;
             if coder.rc_done == n {
                 coder.before_mb(n);
@@ -60,41 +98,81 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 }
                 self.rc_done.store(n + 1, Ordering::Release);
             }
-            let Some((d, derived)) = self.slots[n]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()
-            else {
+            if self.progress[n / mb_w].load(Ordering::Acquire) <= n % mb_w {
                 return;
-            };
-            coder.write(&self.pic, n, &d, derived);
-        }
-    }
-
-    /// Writes what is ready if no other thread is writing.
-    fn try_write(&self) {
-        if let Ok(mut coder) = self.coder.try_lock() {
-            self.write_ready(&mut coder);
-        }
-    }
-
-    /// Waits until `ready`, writing what it can meanwhile.
-    fn wait(&self, ready: impl Fn() -> bool) {
-        let mut spins = 0u32;
-        while !ready() {
-            self.try_write();
-            spins += 1;
-            if spins < 64 {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
             }
+            // SAFETY: macroblock n is done (its row's progress, acquired
+            // above) and not yet written: its slot is the writer's, which
+            // this thread is while it holds the coder.
+            let (d, derived) = unsafe { (*self.slots.cell(n)).take() }
+                .expect("a done macroblock has its decision");
+            coder.write(&self.pic, n, &d, derived);
+            self.written.store(n + 1, Ordering::Release);
+        }
+    }
+
+    /// Writes at most `limit` macroblocks that are ready if no other thread
+    /// is writing. A thread that has macroblocks to decide writes a few, so
+    /// that the threads waiting for its row do not wait for a whole row's
+    /// writing; a waiting thread writes all there is.
+    fn try_write(&self, limit: usize) {
+        if let Ok(mut coder) = self.coder.try_lock() {
+            let before = coder.cursor;
+            self.write_ready(&mut coder, limit);
+            if coder.cursor != before {
+                drop(coder);
+                self.notify();
+            }
+        }
+    }
+
+    /// Wakes the threads asleep in [`Shared::wait`] after some progress.
+    fn notify(&self) {
+        // Orders the progress just stored before the look at the sleepers
+        // (as `wait` orders its count before its look at the progress), so
+        // that one of the two sees the other: else the waiter sleeps out
+        // its timeout.
+        fence(Ordering::SeqCst);
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _lock = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.1.notify_all();
+        }
+    }
+
+    /// Waits until `ready`, writing what it can meanwhile: a spin, since the
+    /// wavefront's waits are mostly one macroblock long, then asleep.
+    fn wait(&self, ready: impl Fn() -> bool) {
+        for i in 0..SPINS {
+            if ready() {
+                return;
+            }
+            if i % 64 == 0 {
+                self.try_write(usize::MAX);
+            }
+            std::hint::spin_loop();
+        }
+        while !ready() {
+            self.try_write(usize::MAX);
+            let lock = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
+            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            fence(Ordering::SeqCst);
+            // Progress published before the count went up was missed by its
+            // notify: look once more before sleeping. A notify after this
+            // look waits for the lock, which the wait releases.
+            if !ready() {
+                let _ = self.wake.1.wait_timeout(lock, Duration::from_millis(5));
+            }
+            self.sleepers.fetch_sub(1, Ordering::SeqCst);
         }
     }
 
     /// Codes the rows `first, first + step, ...`.
     fn code_rows(&self, first: usize, step: usize) {
         let (mb_w, mb_h) = (self.pic.mb_w, self.pic.mb_h);
+        let rows_per_slice = match self.decider.p.slice_rows {
+            0 => usize::MAX,
+            r => r,
+        };
         for mby in (first..mb_h).step_by(step) {
             for mbx in 0..mb_w {
                 let n = mby * mb_w + mbx;
@@ -106,7 +184,12 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 if let Some(c) = self.gate(n) {
                     self.wait(|| self.rc_done.load(Ordering::Acquire) > c);
                 }
-                let slice = ((n / mb_w) / self.rows_per_slice()) as i32;
+                if mby >= self.slots.rows {
+                    // The slot's last macroblock, a ring's turn back, is written.
+                    let old = n - self.slots.rows * mb_w;
+                    self.wait(|| self.written.load(Ordering::Acquire) > old);
+                }
+                let slice = (mby / rows_per_slice) as i32;
                 let d = {
                     let rc = self.rc.read().unwrap_or_else(|e| e.into_inner());
                     self.decider.decide(&self.pic, &rc, slice, mbx, mby)
@@ -114,17 +197,13 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 // SAFETY: macroblock n is this thread's (its row is), coded
                 // once, and published below, after it is stored.
                 let derived = unsafe { reconstruct::store(&self.pic, slice, mbx, mby, &d) };
-                *self.slots[n].lock().unwrap_or_else(|e| e.into_inner()) = Some((d, derived));
+                // SAFETY: the slot is this thread's: its last macroblock is
+                // written (waited for above) and n is not published yet.
+                unsafe { *self.slots.cell(n) = Some((d, derived)) };
                 self.progress[mby].store(mbx + 1, Ordering::Release);
-                self.try_write();
+                self.notify();
+                self.try_write(WRITE_BURST);
             }
-        }
-    }
-
-    fn rows_per_slice(&self) -> usize {
-        match self.decider.p.slice_rows {
-            0 => usize::MAX,
-            r => r,
         }
     }
 }
@@ -142,16 +221,27 @@ where
     W: EntropyWriter + Send,
     F: Fn(bool) -> W + Send + Sync,
 {
-    let total = pic.mb_w * pic.mb_h;
+    // Threads are at most `threads` rows ahead of the writer, and one more
+    // row lets the leading thread run on while the writer finishes a row.
+    let ring = (threads + 1).min(pic.mb_h);
     let shared = Shared {
         decider,
         pic,
         progress: (0..pic.mb_h).map(|_| AtomicUsize::new(0)).collect(),
-        slots: (0..total).map(|_| Mutex::new(None)).collect(),
+        slots: Slots {
+            cells: (0..ring * pic.mb_w)
+                .map(|_| UnsafeCell::new(None))
+                .collect(),
+            rows: ring,
+            mb_w: pic.mb_w,
+        },
         coder: Mutex::new(coder),
+        written: AtomicUsize::new(0),
         rc: RwLock::new(rc.clone()),
         rc_done: AtomicUsize::new(0),
         distance: rc.distance as usize,
+        sleepers: AtomicUsize::new(0),
+        wake: (Mutex::new(()), Condvar::new()),
     };
     std::thread::scope(|s| {
         for t in 1..threads {
@@ -162,7 +252,7 @@ where
     });
     // The last macroblocks may have been stored after the last write.
     let mut coder = shared.coder.lock().unwrap_or_else(|e| e.into_inner());
-    shared.write_ready(&mut coder);
+    shared.write_ready(&mut coder, usize::MAX);
     drop(coder);
     let coder = shared.coder.into_inner().unwrap_or_else(|e| e.into_inner());
     coder.finish()
