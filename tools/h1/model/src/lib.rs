@@ -16,13 +16,9 @@ pub mod cabac;
 pub mod cabac_syntax;
 pub mod cavlc;
 pub mod deblock;
-#[cfg(target_arch = "x86_64")]
-mod deblock_x86;
 pub mod decimate;
 pub mod fault;
 pub mod frame_job;
-#[cfg(target_arch = "x86_64")]
-mod halfpel_x86;
 pub mod inter;
 pub mod intra;
 pub mod intra8x8;
@@ -36,7 +32,7 @@ pub mod ratectl;
 pub mod refpic;
 pub mod regs;
 pub mod rgb;
-mod simd;
+pub mod simd;
 pub mod slice;
 pub mod tables;
 #[cfg(test)]
@@ -51,6 +47,7 @@ use mb::{CoderBuffers, FrameCoder, FrameStats};
 pub use memory::{BufferMemory, BusError, Memory};
 use picture::Planes;
 use regs::*;
+pub use simd::{CpuLevel, Dsp};
 
 /// Largest picture the model codes, in macroblocks per side (the H1's 4080 samples).
 pub const MAX_MBS_PER_SIDE: u32 = 255;
@@ -58,9 +55,10 @@ pub const MAX_MBS_PER_SIDE: u32 = 255;
 /// One H1 core. Like the silicon it carries nothing from one frame to the
 /// next: every input comes from the registers and memory. It keeps only
 /// scratch memory (the prepared reference picture, the buffers of the input
-/// and reconstructed pictures) to spare allocations.
-#[derive(Default)]
+/// and reconstructed pictures) to spare allocations, and the functions of
+/// its CPU level.
 pub struct H1 {
+    dsp: &'static Dsp,
     refpic: refpic::RefPicture,
     input: Option<Planes>,
     coder: CoderBuffers,
@@ -79,7 +77,31 @@ pub struct RunReport {
     pub mb_qps: Vec<u8>,
 }
 
+impl Default for H1 {
+    /// An H1 of the highest level this CPU runs ([`CpuLevel::detect`]).
+    fn default() -> Self {
+        H1::new(CpuLevel::detect())
+    }
+}
+
 impl H1 {
+    /// An H1 that runs the functions of `level`, or of the highest level
+    /// this CPU runs when `level` is above it ([`Dsp::for_level`]). Every
+    /// level codes the same bytes.
+    pub fn new(level: CpuLevel) -> Self {
+        H1 {
+            dsp: Dsp::for_level(level),
+            refpic: Default::default(),
+            input: None,
+            coder: Default::default(),
+        }
+    }
+
+    /// The CPU level whose functions this H1 runs.
+    pub fn level(&self) -> CpuLevel {
+        self.dsp.level
+    }
+
     /// Runs one frame if ENC_CTRL has EN set; returns what was signalled.
     pub fn run(&mut self, regs: &mut Registers, mem: &mut dyn Memory) -> RunReport {
         let ctrl = regs.read(ENC_CTRL);
@@ -102,7 +124,8 @@ impl H1 {
     /// input (and reference), codes the macroblocks, assembles the NAL
     /// units, and writes the stream, the reconstruction and the status back.
     fn encode(&mut self, regs: &mut Registers, mem: &mut dyn Memory) -> Result<RunReport, u32> {
-        let mut job = FrameJob::from_regs(regs)?;
+        let dsp = self.dsp;
+        let mut job = FrameJob::from_regs(regs, dsp)?;
         let bus = |_: BusError| IRQ_BUS_ERROR;
         let src = Planes::load_input(
             self.input.take(),
@@ -114,6 +137,7 @@ impl H1 {
             job.height,
             job.mb_w,
             job.mb_h,
+            dsp.split_chroma,
         )
         .map_err(bus)?;
         let intra = job.params.intra;
@@ -125,6 +149,7 @@ impl H1 {
                     regs.read(ADDR_REF_CHROMA),
                     job.mb_w,
                     job.mb_h,
+                    dsp.ref_kernels(),
                 )
                 .map_err(bus)?;
         }
@@ -149,16 +174,17 @@ impl H1 {
         }
         let out = output::write_stream(regs, mem, &nals)?;
         if out.irq == IRQ_FRAME_RDY {
-            deblock::deblock(
+            (dsp.deblock)(
                 &mut coder.pic.rec,
                 &coder.pic.mbs,
                 &coder.pic.motion,
                 &job.deblock,
             );
+            let (luma, chroma) = (regs.read(ADDR_REC_LUMA), regs.read(ADDR_REC_CHROMA));
             coder
                 .pic
                 .rec
-                .store_recon(mem, regs.read(ADDR_REC_LUMA), regs.read(ADDR_REC_CHROMA))
+                .store_recon(mem, luma, chroma, dsp.join_chroma)
                 .map_err(bus)?;
         }
         output::write_status(regs, &out, &coder.stats, &coder.rc);
