@@ -7,7 +7,7 @@ pub use h264_oracle::{clip, ffmpeg_decode, first_diff, openh264_decode};
 use h264enc::pps::PicParams;
 use h264enc::sps::{Crop, SeqParams};
 use hantro_h1_model::regs::*;
-use hantro_h1_model::{BufferMemory, Memory, H1};
+use hantro_h1_model::{BufferMemory, CpuLevel, Memory, H1};
 
 /// Encoding settings of a test run.
 #[derive(Clone, Debug)]
@@ -32,6 +32,8 @@ pub struct Config {
     pub transform_8x8: bool,
     /// Extra register writes after the standard programming (offset, value).
     pub extra_regs: Vec<(usize, u32)>,
+    /// The CPU level of the H1 (the highest this CPU runs by default).
+    pub cpu: CpuLevel,
 }
 
 impl Default for Config {
@@ -52,6 +54,7 @@ impl Default for Config {
             cabac: None,
             transform_8x8: false,
             extra_regs: Vec::new(),
+            cpu: CpuLevel::detect(),
         }
     }
 }
@@ -164,7 +167,7 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         }
         mem.write(cabac_table, &t).unwrap();
     }
-    let mut h1 = H1::default();
+    let mut h1 = H1::new(cfg.cpu);
     let mut recon = Vec::new();
     let mut feedback = Vec::new();
     let mut mb_qps = Vec::new();
