@@ -66,7 +66,7 @@ fn dev_err(what: &str, e: String) -> String {
 pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     let depth = in_flight(a)?;
     let mut d = if a.device == "virtual" {
-        DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))?
+        DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::try_open()?)))?
     } else {
         if a.recon.is_some() {
             return Err(format!(

@@ -706,7 +706,7 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
         };
         let depth = s.in_flight.max(1) as usize;
         let opened = if s.device == "virtual" {
-            DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::open())))
+            DeviceThread::spawn(depth, || Ok(Box::new(VirtualDevice::try_open()?)))
         } else {
             let path = s.device.clone();
             DeviceThread::spawn(depth, move || {
