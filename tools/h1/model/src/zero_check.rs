@@ -14,7 +14,7 @@ use crate::transform::{fdct4x4, hadamard2x2, quant4x4, quant_chroma_dc};
 /// Smallest |coefficient| that quantizes to a non-zero level, per position
 /// class (0: both frequencies even, 1: both odd, 2: mixed), inter dead zone;
 /// capped at i16::MAX, which no coefficient reaches.
-pub(crate) fn thresholds(qp: i32) -> [i16; 3] {
+pub fn thresholds(qp: i32) -> [i16; 3] {
     let qbits = 15 + (qp / 6) as u32;
     let limit = (1i64 << qbits) - (1i64 << qbits) / 6;
     let mf = QUANT_MF[(qp % 6) as usize];
