@@ -122,44 +122,45 @@ impl fmt::Display for CpuLevel {
 }
 
 /// The hot functions of one CPU level, each with the signature and the
-/// meaning of its plain version (named in brackets).
+/// results of its plain version (linked).
 pub struct Dsp {
     /// The level whose functions these are.
     pub level: CpuLevel,
-    /// [`inter::sad`].
+    /// SAD of two blocks, [`inter::sad`].
     pub sad: SadFn,
-    /// [`inter::sad_avg`].
+    /// SAD against the average of two blocks, [`inter::sad_avg`].
     pub sad_avg: SadAvgFn,
-    /// [`inter::satd`].
+    /// SATD of two blocks, [`inter::satd`].
     pub satd: SatdFn,
-    /// [`inter::satd4x4_x2`].
+    /// SATD of a 4x4 block against two predictions, [`inter::satd4x4_x2`].
     pub satd4x4_x2: Satd4x4x2Fn,
-    /// [`transform8x8::sa8d8`].
+    /// SA8D of two 8x8 blocks, [`transform8x8::sa8d8`].
     pub sa8d8: Sa8d8Fn,
-    /// [`zero_check::luma_is_zero`].
+    /// The P_Skip test of the luma, [`zero_check::luma_is_zero`].
     pub luma_is_zero: LumaIsZeroFn,
-    /// [`zero_check::chroma_is_zero`].
+    /// The P_Skip test of the chroma, [`zero_check::chroma_is_zero`].
     pub chroma_is_zero: ChromaIsZeroFn,
-    /// [`residual::quant_luma_inter`].
+    /// Levels of an inter luma residual, [`residual::quant_luma_inter`].
     pub quant_luma_inter: QuantLumaInterFn,
-    /// [`residual::quant_chroma`].
+    /// Levels of a chroma residual, [`residual::quant_chroma`].
     pub quant_chroma: QuantChromaFn,
-    /// [`deblock::filter_luma_edge`].
+    /// One luma edge of the deblocking filter, [`deblock::filter_luma_edge`].
     pub filter_luma_edge: LumaEdgeFn,
-    /// [`deblock::filter_chroma_edge`].
+    /// One chroma edge, in Cb and Cr, [`deblock::filter_chroma_edge`].
     pub filter_chroma_edge: ChromaEdgeFn,
-    /// [`deblock::deblock`], the frame loop compiled around this level's
-    /// edge filters (a pointer per edge would keep them from being inlined).
+    /// The deblocking filter of a frame, [`deblock::deblock`]: the loop is
+    /// compiled around this level's edge filters, which a pointer per edge
+    /// would keep from being inlined.
     pub deblock: DeblockFn,
-    /// [`refpic::half_planes`].
+    /// Rows of the half-sample planes, [`refpic::half_planes`].
     pub half_planes: HalfPlanesFn,
-    /// [`refpic::bilinear8`].
+    /// Chroma predictions 8 wide, [`refpic::bilinear8`].
     pub bilinear8: Bilinear8Fn,
-    /// [`refpic::average_rows`].
+    /// The rounded average of two predictions, [`refpic::average_rows`].
     pub average_rows: AverageRowsFn,
-    /// [`picture::split_chroma`].
+    /// Interleaved chroma into planes, [`picture::split_chroma`].
     pub split_chroma: SplitChromaFn,
-    /// [`picture::join_chroma`].
+    /// Chroma planes interleaved, [`picture::join_chroma`].
     pub join_chroma: JoinChromaFn,
 }
 
