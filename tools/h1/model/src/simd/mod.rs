@@ -79,9 +79,13 @@ impl CpuLevel {
         }
     }
 
-    /// The level `name` spells, if this CPU runs it; else a message saying why not.
+    /// The level `name` spells (in any case), if this CPU runs it; else a
+    /// message saying why not.
     pub fn parse_supported(name: &str) -> Result<CpuLevel, String> {
-        let Some(level) = CpuLevel::ALL.into_iter().find(|l| l.name() == name) else {
+        let level = CpuLevel::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(name));
+        let Some(level) = level else {
             return Err(format!(
                 "unknown CPU level {name:?}: plain, sse2 or avx2 ({})",
                 CpuLevel::supported_names()
@@ -295,6 +299,8 @@ mod tests {
     fn level_names() {
         for level in CpuLevel::supported() {
             assert_eq!(CpuLevel::parse_supported(level.name()), Ok(level));
+            let upper = level.name().to_ascii_uppercase();
+            assert_eq!(CpuLevel::parse_supported(&upper), Ok(level));
         }
         let e = CpuLevel::parse_supported("avx512").unwrap_err();
         assert!(
