@@ -72,7 +72,9 @@ pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         DeviceThread::spawn(depth, move || {
-            Ok(Box::new(VirtualDevice::open_with_threads(threads)))
+            let mut d = VirtualDevice::try_open()?;
+            d.set_threads(threads);
+            Ok(Box::new(d))
         })?
     } else {
         if a.threads.is_some() {

@@ -314,7 +314,8 @@ fn main() {
         Cmd::Devices => Ok(v4l2::list()),
         Cmd::CheckDevice { device } => {
             if device == "virtual" {
-                rules::check(&mut h264enc_client::device::VirtualDevice::open(), true)
+                h264enc_client::device::VirtualDevice::try_open()
+                    .and_then(|mut d| rules::check(&mut d, true))
             } else {
                 v4l2::open(&device).and_then(|mut d| rules::check(&mut d, false))
             }

@@ -542,7 +542,9 @@ impl VideoEncoderImpl for V4l2SlH264Enc {
                 n => n as usize,
             };
             DeviceThread::spawn(depth, move || {
-                Ok(Box::new(VirtualDevice::open_with_threads(threads)))
+                let mut d = VirtualDevice::try_open()?;
+                d.set_threads(threads);
+                Ok(Box::new(d) as Box<dyn Device>)
             })
         } else {
             let path = s.device.clone();

@@ -3,7 +3,6 @@
 use crate::mb::MbInfo;
 use crate::mvpred::BlockMotion;
 use crate::picture::Planes;
-use crate::simd::avx2_dispatch;
 use crate::tables::{chroma_qp, ALPHA, BETA, TC0};
 
 /// Slice-level filter controls (the H1 codes all slices of a frame alike).
@@ -18,14 +17,35 @@ pub struct DeblockParams {
     pub chroma_qp_offset: i32,
 }
 
-avx2_dispatch!(
-    /// Filters `rec` in place, macroblock by macroblock in raster order.
-    pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) -> ()
-        => deblock_plain
-);
+/// The signature of [`filter_luma_edge`] at every CPU level.
+pub type LumaEdgeFn = fn(&mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize);
+/// The signature of [`filter_chroma_edge`] at every CPU level.
+pub type ChromaEdgeFn =
+    fn(&mut [u8], &mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize);
+/// The signature of [`deblock`] at every CPU level.
+pub type DeblockFn = fn(&mut Planes, &[MbInfo], &[BlockMotion], &DeblockParams);
 
+/// Filters `rec` in place, macroblock by macroblock in raster order, with
+/// the plain edge filters.
+pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+    deblock_with(rec, mbs, motion, p, filter_luma_edge, filter_chroma_edge);
+}
+
+/// [`deblock`] with the edge filters `luma` and `chroma` of a CPU level
+/// (with the arguments of [`filter_luma_edge`] and [`filter_chroma_edge`]),
+/// inlined into the loop: a level compiles its whole loop around its filters.
 #[inline(always)]
-fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+pub fn deblock_with<L, C>(
+    rec: &mut Planes,
+    mbs: &[MbInfo],
+    motion: &[BlockMotion],
+    p: &DeblockParams,
+    luma: L,
+    chroma: C,
+) where
+    L: Fn(&mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize),
+    C: Fn(&mut [u8], &mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize),
+{
     if p.idc == 1 {
         return;
     }
@@ -89,8 +109,9 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
                         continue;
                     }
                     let qpav = (p_mb.qp + q_mb.qp + 1) >> 1;
+                    let (index_a, index_b) = filter_indices(qpav, p);
                     let stride = rec.stride();
-                    filter_edge(
+                    luma(
                         &mut rec.y,
                         stride,
                         mbx * 16,
@@ -98,32 +119,42 @@ fn deblock_plain(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &D
                         edge * 4,
                         vertical,
                         &bs,
-                        qpav,
-                        p,
-                        false,
+                        index_a,
+                        index_b,
                     );
                     if edge % 2 == 0 {
                         let qpc = (chroma_qp(p_mb.qp, p.chroma_qp_offset)
                             + chroma_qp(q_mb.qp, p.chroma_qp_offset)
                             + 1)
                             >> 1;
+                        let (index_a, index_b) = filter_indices(qpc, p);
                         let cs = rec.cstride();
-                        filter_chroma_edges(
-                            rec,
+                        chroma(
+                            &mut rec.cb,
+                            &mut rec.cr,
                             cs,
                             mbx * 8,
                             mby * 8,
                             edge * 2,
                             vertical,
                             &bs,
-                            qpc,
-                            p,
+                            index_a,
+                            index_b,
                         );
                     }
                 }
             }
         }
     }
+}
+
+/// indexA and indexB of 8.7.2.2 for the average QP `qp` of an edge.
+#[inline(always)]
+fn filter_indices(qp: i32, p: &DeblockParams) -> (usize, usize) {
+    (
+        (qp + p.offset_a).clamp(0, 51) as usize,
+        (qp + p.offset_b).clamp(0, 51) as usize,
+    )
 }
 
 /// The motion of an inter macroblock without coefficients whose 16 blocks all
@@ -209,7 +240,53 @@ fn coded(m: &MbInfo, r: usize) -> bool {
     }
 }
 
-/// Filters one edge of a macroblock (or chroma block) in one plane (8.7.2.2 to 8.7.2.4).
+/// Filters the luma edge of a macroblock at offset `pos` (0, 4, 8, 12) across
+/// `x0, y0`, with the strengths `bs` of its four 4-line groups and the
+/// filter's `index_a`/`index_b` (8.7.2.2 to 8.7.2.4).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn filter_luma_edge(
+    plane: &mut [u8],
+    stride: usize,
+    x0: usize,
+    y0: usize,
+    pos: usize,
+    vertical: bool,
+    bs: &[u8; 4],
+    index_a: usize,
+    index_b: usize,
+) {
+    filter_edge(
+        plane, stride, x0, y0, pos, vertical, bs, index_a, index_b, false,
+    );
+}
+
+/// Filters the chroma edge at offset `pos` (0 or 4) of the 8x8 blocks at
+/// `x0, y0` of both `cb` and `cr` (same stride), with the luma edge's
+/// strengths `bs` (two lines each) and `index_a`/`index_b`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn filter_chroma_edge(
+    cb: &mut [u8],
+    cr: &mut [u8],
+    stride: usize,
+    x0: usize,
+    y0: usize,
+    pos: usize,
+    vertical: bool,
+    bs: &[u8; 4],
+    index_a: usize,
+    index_b: usize,
+) {
+    for plane in [cb, cr] {
+        filter_edge(
+            plane, stride, x0, y0, pos, vertical, bs, index_a, index_b, true,
+        );
+    }
+}
+
+/// Filters one edge of a macroblock (or chroma block) at `pos` from `x0, y0`
+/// in one plane, line by line (8.7.2.2 to 8.7.2.4).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn filter_edge(
@@ -220,76 +297,10 @@ fn filter_edge(
     pos: usize,
     vertical: bool,
     bs: &[u8; 4],
-    qp: i32,
-    p: &DeblockParams,
+    index_a: usize,
+    index_b: usize,
     chroma: bool,
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if !chroma {
-        let index_a = (qp + p.offset_a).clamp(0, 51) as usize;
-        let index_b = (qp + p.offset_b).clamp(0, 51) as usize;
-        crate::deblock_x86::filter_luma_edge(
-            plane, stride, x0, y0, pos, vertical, bs, index_a, index_b,
-        );
-        return;
-    }
-    filter_edge_plain(plane, stride, x0, y0, pos, vertical, bs, qp, p, chroma);
-}
-
-/// Filters one chroma edge in both Cb and Cr.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn filter_chroma_edges(
-    rec: &mut Planes,
-    cs: usize,
-    x0: usize,
-    y0: usize,
-    pos: usize,
-    vertical: bool,
-    bs: &[u8; 4],
-    qpc: i32,
-    p: &DeblockParams,
-) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let index_a = (qpc + p.offset_a).clamp(0, 51) as usize;
-        let index_b = (qpc + p.offset_b).clamp(0, 51) as usize;
-        crate::deblock_x86::filter_chroma_edge(
-            &mut rec.cb,
-            &mut rec.cr,
-            cs,
-            x0,
-            y0,
-            pos,
-            vertical,
-            bs,
-            index_a,
-            index_b,
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    for plane in [&mut rec.cb, &mut rec.cr] {
-        filter_edge_plain(plane, cs, x0, y0, pos, vertical, bs, qpc, p, true);
-    }
-}
-
-/// [`filter_edge`] line by line.
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn filter_edge_plain(
-    plane: &mut [u8],
-    stride: usize,
-    x0: usize,
-    y0: usize,
-    pos: usize,
-    vertical: bool,
-    bs: &[u8; 4],
-    qp: i32,
-    p: &DeblockParams,
-    chroma: bool,
-) {
-    let index_a = (qp + p.offset_a).clamp(0, 51) as usize;
-    let index_b = (qp + p.offset_b).clamp(0, 51) as usize;
     let alpha = ALPHA[index_a] as i32;
     let beta = BETA[index_b] as i32;
     let len = if chroma { 8 } else { 16 };
@@ -358,104 +369,5 @@ fn filter_edge_plain(
                 plane[at(0)] = ((2 * q1 + q0 + p1 + 2) >> 2) as u8;
             }
         }
-    }
-}
-
-#[cfg(all(test, target_arch = "x86_64"))]
-mod tests {
-    use super::*;
-
-    /// The SSE2 chroma filter equals the plain one on random edges of both
-    /// planes, as the luma one does.
-    #[test]
-    fn chroma_edge_filter_equals_the_plain_one() {
-        let mut rng = crate::testrng::Rng::new(0xc4d0);
-        let stride = 24;
-        let mut changed = 0;
-        for round in 0..20000 {
-            let spread = [4, 16, 64, 256][round % 4];
-            let mut plane = || -> Vec<u8> {
-                let base = rng.range(0, 255);
-                (0..stride * 24)
-                    .map(|_| (base + rng.range(0, spread) - spread / 2).clamp(0, 255) as u8)
-                    .collect()
-            };
-            let (mut cb, mut cr) = (plane(), plane());
-            let (mut pcb, mut pcr) = (cb.clone(), cr.clone());
-            let before = (cb.clone(), cr.clone());
-            let bs: [u8; 4] = core::array::from_fn(|_| rng.range(0, 4) as u8);
-            let qp = rng.range(0, 51);
-            let p = DeblockParams {
-                idc: 0,
-                offset_a: 2 * rng.range(-6, 6),
-                offset_b: 2 * rng.range(-6, 6),
-                chroma_qp_offset: 0,
-            };
-            let vertical = round % 2 == 0;
-            let pos = 4 * rng.range(0, 1) as usize;
-            let (x0, y0) = (8, 8);
-            let index_a = (qp + p.offset_a).clamp(0, 51) as usize;
-            let index_b = (qp + p.offset_b).clamp(0, 51) as usize;
-            crate::deblock_x86::filter_chroma_edge(
-                &mut cb, &mut cr, stride, x0, y0, pos, vertical, &bs, index_a, index_b,
-            );
-            for plane in [&mut pcb, &mut pcr] {
-                filter_edge_plain(plane, stride, x0, y0, pos, vertical, &bs, qp, &p, true);
-            }
-            assert!(
-                cb == pcb && cr == pcr,
-                "round {round}: bs {bs:?} qp {qp} vertical {vertical} pos {pos}"
-            );
-            changed += usize::from((cb, cr) != before);
-        }
-        assert!(
-            changed > 5000,
-            "{changed} of 20000 rounds filtered anything"
-        );
-    }
-
-    /// The SSE2 luma filter equals the plain one on random edges: smooth
-    /// content (so most lines are filtered), every strength, QP and offset.
-    #[test]
-    fn luma_edge_filter_equals_the_plain_one() {
-        let mut rng = crate::testrng::Rng::new(0xdeb1);
-        let stride = 48;
-        let mut changed = 0;
-        for round in 0..20000 {
-            let spread = [4, 16, 64, 256][round % 4];
-            let base = rng.range(0, 255);
-            let mut plane: Vec<u8> = (0..stride * 48)
-                .map(|_| (base + rng.range(0, spread) - spread / 2).clamp(0, 255) as u8)
-                .collect();
-            let mut plain = plane.clone();
-            let before = plane.clone();
-            let bs: [u8; 4] = core::array::from_fn(|_| rng.range(0, 4) as u8);
-            let qp = rng.range(0, 51);
-            let p = DeblockParams {
-                idc: 0,
-                offset_a: 2 * rng.range(-6, 6),
-                offset_b: 2 * rng.range(-6, 6),
-                chroma_qp_offset: 0,
-            };
-            let vertical = round % 2 == 0;
-            let pos = 4 * rng.range(0, 3) as usize;
-            let (x0, y0) = (16, 16);
-            filter_edge(
-                &mut plane, stride, x0, y0, pos, vertical, &bs, qp, &p, false,
-            );
-            filter_edge_plain(
-                &mut plain, stride, x0, y0, pos, vertical, &bs, qp, &p, false,
-            );
-            assert!(
-                plane == plain,
-                "round {round}: bs {bs:?} qp {qp} vertical {vertical}"
-            );
-            changed += usize::from(plane != before);
-        }
-        // The filter did act in most rounds (a test of nothing would pass too).
-        assert!(
-            changed > 5000,
-            "{changed} of 20000 rounds filtered anything"
-        );
     }
 }

@@ -9,6 +9,7 @@ use crate::picture::InputFormat;
 use crate::ratectl;
 use crate::regs::*;
 use crate::rgb::RgbInput;
+use crate::simd::Dsp;
 use crate::slice::SliceHeader;
 
 /// Largest picture the model codes, in macroblocks per side (the H1's 4080 samples).
@@ -36,8 +37,9 @@ pub struct FrameJob {
 }
 
 impl FrameJob {
-    /// Decodes the registers; the interrupt status of a configuration error otherwise.
-    pub fn from_regs(regs: &Registers) -> Result<Self, u32> {
+    /// Decodes the registers, for an H1 that runs the functions `dsp`; the
+    /// interrupt status of a configuration error otherwise.
+    pub fn from_regs(regs: &Registers, dsp: &'static Dsp) -> Result<Self, u32> {
         let ctrl = regs.read(ENC_CTRL);
         if (ctrl >> ENC_CTRL_MODE_SHIFT) & 3 != ENC_MODE_H264 {
             return Err(IRQ_CONFIG_ERROR);
@@ -116,6 +118,7 @@ impl FrameJob {
             inframe: ratectl::InFrameRc::from_regs(regs),
             cabac_init: None,
             transform_8x8: regs.read(ENC_CTRL2) & CTRL2_TRANS8X8 != 0,
+            dsp,
         };
         let cabac_init_idc = regs.field(ENC_CTRL2, CTRL2_CABAC_INIT_IDC_SHIFT, 2);
         let cabac = regs.read(ENC_CTRL2) & CTRL2_ENTROPY_CABAC != 0;

@@ -16,13 +16,9 @@ pub mod cabac;
 pub mod cabac_syntax;
 pub mod cavlc;
 pub mod deblock;
-#[cfg(target_arch = "x86_64")]
-mod deblock_x86;
 pub mod decimate;
 pub mod fault;
 pub mod frame_job;
-#[cfg(target_arch = "x86_64")]
-mod halfpel_x86;
 pub mod inter;
 pub mod intra;
 pub mod intra8x8;
@@ -36,7 +32,7 @@ pub mod ratectl;
 pub mod refpic;
 pub mod regs;
 pub mod rgb;
-mod simd;
+pub mod simd;
 pub mod slice;
 pub mod tables;
 #[cfg(test)]
@@ -50,15 +46,17 @@ use mb::{CoderBuffers, FrameCoder, FrameStats};
 pub use memory::{BufferMemory, BusError, Memory};
 use picture::Planes;
 use regs::*;
+pub use simd::{CpuLevel, Dsp};
 
 pub use frame_job::MAX_MBS_PER_SIDE;
 
 /// One H1 core. Like the silicon it carries nothing from one frame to the
 /// next: every input comes from the registers and memory. It keeps only
 /// scratch memory (the prepared reference picture, the buffers of the input
-/// and reconstructed pictures) to spare allocations.
-#[derive(Default)]
+/// and reconstructed pictures) to spare allocations, and the functions of
+/// its CPU level.
 pub struct H1 {
+    dsp: &'static Dsp,
     refpic: refpic::RefPicture,
     input: Option<Planes>,
     coder: CoderBuffers,
@@ -79,15 +77,39 @@ pub struct RunReport {
     pub mb_qps: Vec<u8>,
 }
 
+impl Default for H1 {
+    /// An H1 of the highest level this CPU runs ([`CpuLevel::detect`]).
+    fn default() -> Self {
+        H1::new(CpuLevel::detect())
+    }
+}
+
 impl H1 {
-    /// An H1 that codes each frame with `threads` threads. A setting of the
-    /// host, not of the silicon: the stream and every register are the same
-    /// for every count.
-    pub fn with_threads(threads: usize) -> Self {
+    /// An H1 that runs the functions of `level`, or of the highest level
+    /// this CPU runs when `level` is above it ([`Dsp::for_level`]). Every
+    /// level codes the same bytes.
+    pub fn new(level: CpuLevel) -> Self {
         H1 {
-            threads,
-            ..Default::default()
+            dsp: Dsp::for_level(level),
+            refpic: Default::default(),
+            input: None,
+            coder: Default::default(),
+            threads: 1,
         }
+    }
+
+    /// The CPU level whose functions this H1 runs.
+    pub fn level(&self) -> CpuLevel {
+        self.dsp.level
+    }
+
+    /// An H1 of the highest CPU level that codes each frame with `threads`
+    /// threads. A setting of the host, not of the silicon: the stream and
+    /// every register are the same for every count.
+    pub fn with_threads(threads: usize) -> Self {
+        let mut h1 = H1::default();
+        h1.set_threads(threads);
+        h1
     }
 
     /// Codes the frames that follow with `threads` threads ([`H1::with_threads`]).
@@ -117,7 +139,8 @@ impl H1 {
     /// input (and reference), codes the macroblocks, assembles the NAL
     /// units, and writes the stream, the reconstruction and the status back.
     fn encode(&mut self, regs: &mut Registers, mem: &mut dyn Memory) -> Result<RunReport, u32> {
-        let mut job = FrameJob::from_regs(regs)?;
+        let dsp = self.dsp;
+        let mut job = FrameJob::from_regs(regs, dsp)?;
         let bus = |_: BusError| IRQ_BUS_ERROR;
         let src = Planes::load_input(
             self.input.take(),
@@ -129,6 +152,7 @@ impl H1 {
             job.height,
             job.mb_w,
             job.mb_h,
+            dsp.split_chroma,
         )
         .map_err(bus)?;
         let intra = job.params.intra;
@@ -140,6 +164,7 @@ impl H1 {
                     regs.read(ADDR_REF_CHROMA),
                     job.mb_w,
                     job.mb_h,
+                    dsp.ref_kernels(),
                 )
                 .map_err(bus)?;
         }
@@ -164,16 +189,17 @@ impl H1 {
         }
         let out = output::write_stream(regs, mem, &nals)?;
         if out.irq == IRQ_FRAME_RDY {
-            deblock::deblock(
+            (dsp.deblock)(
                 &mut coder.pic.rec,
                 &coder.pic.mbs,
                 &coder.pic.motion,
                 &job.deblock,
             );
+            let (luma, chroma) = (regs.read(ADDR_REC_LUMA), regs.read(ADDR_REC_CHROMA));
             coder
                 .pic
                 .rec
-                .store_recon(mem, regs.read(ADDR_REC_LUMA), regs.read(ADDR_REC_CHROMA))
+                .store_recon(mem, luma, chroma, dsp.join_chroma)
                 .map_err(bus)?;
         }
         output::write_status(regs, &out, &coder.stats, &coder.rc);

@@ -3,6 +3,11 @@
 use crate::memory::{BusError, Memory};
 use crate::rgb::RgbInput;
 
+/// The signature of [`split_chroma`] at every CPU level.
+pub type SplitChromaFn = fn(&[u8], &mut [u8], &mut [u8]);
+/// The signature of [`join_chroma`] at every CPU level.
+pub type JoinChromaFn = fn(&[u8], &[u8], &mut [u8]);
+
 /// A 4:2:0 picture whose size is a whole number of macroblocks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Planes {
@@ -71,7 +76,8 @@ impl Planes {
     /// `luma_stride` samples (IN_IMG_CTRL ROW_LEN: pixels, so 2 bytes each in
     /// the packed 4:2:2 formats), the rest of the last macroblock column and
     /// row filled by replicating the edge, into the buffers of `spare`
-    /// ([`Planes::reuse`]).
+    /// ([`Planes::reuse`]). Interleaved chroma is split with `split`, the
+    /// [`split_chroma`] of the H1's CPU level.
     ///
     /// Packed 4:2:2 becomes 4:2:0 by averaging the chroma of each pair of
     /// rows, rounding up (a last odd row keeps its own). The H1's own
@@ -87,6 +93,7 @@ impl Planes {
         height: usize,
         mb_w: usize,
         mb_h: usize,
+        split: SplitChromaFn,
     ) -> Result<Self, BusError> {
         let mut p = Planes::reuse(spare, mb_w, mb_h);
         let (s, cs) = (p.stride(), p.cstride());
@@ -114,7 +121,7 @@ impl Planes {
                 for y in 0..ch {
                     mem.read(addr[1].wrapping_add((y * luma_stride) as u32), &mut crow)?;
                     let (b, r) = (&mut p.cb[y * cs..][..cw], &mut p.cr[y * cs..][..cw]);
-                    split_chroma(&crow, b, r);
+                    split(&crow, b, r);
                 }
             }
             InputFormat::Yuyv => p.load_packed(mem, addr[0], luma_stride, width, height, false)?,
@@ -192,12 +199,14 @@ impl Planes {
     }
 
     /// Writes the picture in the reconstruction layout: raster luma at `luma`,
-    /// interleaved CbCr rows at `chroma`.
+    /// interleaved CbCr rows at `chroma`, interleaved by `join`, the
+    /// [`join_chroma`] of the H1's CPU level.
     pub fn store_recon(
         &self,
         mem: &mut dyn Memory,
         luma: u32,
         chroma: u32,
+        join: JoinChromaFn,
     ) -> Result<(), BusError> {
         mem.write(luma, &self.y)?;
         // Row by row: a row-sized buffer stays in cache, a plane-sized one is
@@ -210,66 +219,26 @@ impl Planes {
             .zip(self.cr.chunks_exact(cs))
             .enumerate()
         {
-            join_chroma(b, r, &mut c);
+            join(b, r, &mut c);
             mem.write(chroma.wrapping_add((y * 2 * cs) as u32), &c)?;
         }
         Ok(())
     }
 }
 
-/// Splits interleaved Cb, Cr pairs into `b` and `r`, 16 pairs at a time with SSE2.
-pub(crate) fn split_chroma(pairs: &[u8], b: &mut [u8], r: &mut [u8]) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
-    #[cfg(target_arch = "x86_64")]
-    let done = {
-        use core::arch::x86_64::*;
-        let n = (pairs.len() / 32).min(b.len() / 16).min(r.len() / 16);
-        // SAFETY: SSE2 is part of x86_64; chunk k reads bytes 32k..32k + 32
-        // of `pairs` and writes 16k..16k + 16 of `b` and `r`, k < n (above).
-        unsafe {
-            let lo = _mm_set1_epi16(0xff);
-            for k in 0..n {
-                let p = pairs.as_ptr().add(32 * k) as *const __m128i;
-                let (x, y) = (_mm_loadu_si128(p), _mm_loadu_si128(p.add(1)));
-                let cb = _mm_packus_epi16(_mm_and_si128(x, lo), _mm_and_si128(y, lo));
-                let cr = _mm_packus_epi16(_mm_srli_epi16::<8>(x), _mm_srli_epi16::<8>(y));
-                _mm_storeu_si128(b.as_mut_ptr().add(16 * k) as *mut __m128i, cb);
-                _mm_storeu_si128(r.as_mut_ptr().add(16 * k) as *mut __m128i, cr);
-            }
-        }
-        n * 16
-    };
-    for (k, pair) in pairs[done * 2..].chunks_exact(2).enumerate() {
-        b[done + k] = pair[0];
-        r[done + k] = pair[1];
+/// Splits interleaved Cb, Cr pairs into `b` and `r`.
+pub fn split_chroma(pairs: &[u8], b: &mut [u8], r: &mut [u8]) {
+    for (k, pair) in pairs.chunks_exact(2).enumerate() {
+        b[k] = pair[0];
+        r[k] = pair[1];
     }
 }
 
-/// Interleaves rows of Cb and Cr into pairs (the NV12 layout), 16 pairs at a time with SSE2.
-pub(crate) fn join_chroma(b: &[u8], r: &[u8], pairs: &mut [u8]) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
-    #[cfg(target_arch = "x86_64")]
-    let done = {
-        use core::arch::x86_64::*;
-        let n = (pairs.len() / 32).min(b.len() / 16).min(r.len() / 16);
-        // SAFETY: SSE2 is part of x86_64; chunk k reads bytes 16k..16k + 16
-        // of `b` and `r` and writes 32k..32k + 32 of `pairs`, k < n (above).
-        unsafe {
-            for k in 0..n {
-                let cb = _mm_loadu_si128(b.as_ptr().add(16 * k) as *const __m128i);
-                let cr = _mm_loadu_si128(r.as_ptr().add(16 * k) as *const __m128i);
-                let p = pairs.as_mut_ptr().add(32 * k) as *mut __m128i;
-                _mm_storeu_si128(p, _mm_unpacklo_epi8(cb, cr));
-                _mm_storeu_si128(p.add(1), _mm_unpackhi_epi8(cb, cr));
-            }
-        }
-        n * 16
-    };
-    for (k, pair) in pairs[done * 2..].chunks_exact_mut(2).enumerate() {
-        pair[0] = b[done + k];
-        pair[1] = r[done + k];
+/// Interleaves rows of Cb and Cr into pairs (the NV12 layout).
+pub fn join_chroma(b: &[u8], r: &[u8], pairs: &mut [u8]) {
+    for (k, pair) in pairs.chunks_exact_mut(2).enumerate() {
+        pair[0] = b[k];
+        pair[1] = r[k];
     }
 }
 
@@ -292,8 +261,8 @@ fn replicate_edges(plane: &mut [u8], stride: usize, rows: usize, width: usize, h
 mod tests {
     use super::*;
 
-    /// The SSE2 split and join of interleaved chroma equal the pair-by-pair
-    /// ones, for row lengths with and without a tail.
+    /// The split and join of interleaved chroma take every other sample and
+    /// put them back.
     #[test]
     fn chroma_split_and_join_equal_the_plain_ones() {
         let mut rng = crate::testrng::Rng::new(0x5911);
@@ -322,7 +291,19 @@ mod tests {
             let mut mem = crate::memory::BufferMemory::new();
             let addr = mem.alloc(frame.len());
             mem.buffer_mut(addr).unwrap().copy_from_slice(&frame);
-            let p = Planes::load_input(None, &mem, fmt, [addr, 0, 0], row_len, w, h, 1, 1).unwrap();
+            let p = Planes::load_input(
+                None,
+                &mem,
+                fmt,
+                [addr, 0, 0],
+                row_len,
+                w,
+                h,
+                1,
+                1,
+                split_chroma,
+            )
+            .unwrap();
             let (yo, co) = if uyvy { (1, 0) } else { (0, 1) };
             let at = |r: usize, i: usize| frame[r * row_len * 2 + i];
             for r in 0..h {

@@ -13,10 +13,9 @@
 //! Predictions that would read rows not yet computed take the
 //! sample-by-sample path, so the lazy planes change speed, never results.
 
-use crate::inter::{mc_chroma, mc_luma, RefPlane};
+use crate::inter::{self, mc_chroma, mc_luma, RefPlane, SadAvgFn, SadFn};
 use crate::memory::{BusError, Memory};
-use crate::picture::{split_chroma, Planes};
-use crate::simd::avx2_dispatch;
+use crate::picture::{self, Planes, SplitChromaFn};
 
 /// Luma border, in samples, on every side.
 const PAD: usize = 48;
@@ -32,10 +31,48 @@ struct Padded<T> {
     stride: usize,
 }
 
+/// The signature of [`average_rows`] at every CPU level.
+pub type AverageRowsFn = fn(&[u8], &[u8], usize, &mut [u8], usize, usize, usize);
+/// The signature of [`bilinear8`] at every CPU level.
+pub type Bilinear8Fn = fn(&[u8], usize, [u16; 4], usize, &mut [u8], usize);
+/// The signature of [`half_planes`] at every CPU level.
+pub type HalfPlanesFn = fn(HalfPlanes<'_>);
+
+/// The functions a reference picture runs, of one CPU level (the H1's).
+#[derive(Clone, Copy)]
+pub struct RefKernels {
+    pub sad: SadFn,
+    pub sad_avg: SadAvgFn,
+    pub average_rows: AverageRowsFn,
+    pub bilinear8: Bilinear8Fn,
+    pub half_planes: HalfPlanesFn,
+    pub split_chroma: SplitChromaFn,
+}
+
+impl RefKernels {
+    /// The plain versions.
+    pub const PLAIN: RefKernels = RefKernels {
+        sad: inter::sad,
+        sad_avg: inter::sad_avg,
+        average_rows,
+        bilinear8,
+        half_planes,
+        split_chroma: picture::split_chroma,
+    };
+}
+
+impl Default for RefKernels {
+    fn default() -> Self {
+        Self::PLAIN
+    }
+}
+
 /// One reference picture, prepared for motion estimation and compensation.
 /// Its buffers are reused from frame to frame ([`RefPicture::prepare`]).
 #[derive(Default)]
 pub struct RefPicture {
+    /// The functions of the H1's CPU level, given with each picture.
+    k: RefKernels,
     /// Visible-area size in samples (whole macroblocks).
     width: i32,
     height: i32,
@@ -98,9 +135,12 @@ fn tap6(a: i32, b: i32, c: i32, d: i32, e: i32, f: i32) -> i32 {
 }
 
 impl RefPicture {
-    /// A reference prepared from `planes`.
-    pub fn new(planes: &Planes) -> Self {
-        let mut r = RefPicture::default();
+    /// A reference prepared from `planes`, running the functions `k`.
+    pub fn new(planes: &Planes, k: RefKernels) -> Self {
+        let mut r = RefPicture {
+            k,
+            ..Default::default()
+        };
         r.prepare(planes);
         r
     }
@@ -132,6 +172,7 @@ impl RefPicture {
     /// Reads a reconstructed picture in the H1's format (luma rows, then rows
     /// of interleaved Cb and Cr) from memory straight into the padded planes;
     /// the half-sample planes follow with [`RefPicture::prepare_half_rows`].
+    /// The picture runs the functions `k` until the next load.
     pub fn load(
         &mut self,
         mem: &dyn Memory,
@@ -139,7 +180,9 @@ impl RefPicture {
         chroma: u32,
         mb_w: usize,
         mb_h: usize,
+        k: RefKernels,
     ) -> Result<(), BusError> {
+        self.k = k;
         let (w, hgt) = (mb_w * 16, mb_h * 16);
         self.width = w as i32;
         self.height = hgt as i32;
@@ -159,7 +202,7 @@ impl RefPicture {
             mem.read(chroma.wrapping_add((y * 2 * cw) as u32), &mut self.scratch)?;
             let o = (y + CPAD) * cs + CPAD;
             let (b, r) = (&mut self.cb.data[o..o + cw], &mut self.cr.data[o..o + cw]);
-            split_chroma(&self.scratch, b, r);
+            (self.k.split_chroma)(&self.scratch, b, r);
         }
         extend_borders(&mut self.cb, cw, ch, CPAD);
         extend_borders(&mut self.cr, cw, ch, CPAD);
@@ -205,7 +248,7 @@ impl RefPicture {
             first: self.half_rows,
             end,
         };
-        compute_half_planes(planes);
+        (self.k.half_planes)(planes);
         self.half_rows = end;
     }
 
@@ -278,7 +321,7 @@ impl RefPicture {
         let st = self.g.stride;
         match second {
             None => copy_rows(first, st, out, os, w, h),
-            Some(sec) => average_rows(first, sec, st, out, os, w, h),
+            Some(sec) => (self.k.average_rows)(first, sec, st, out, os, w, h),
         }
     }
 
@@ -330,12 +373,12 @@ impl RefPicture {
         if !self.fast_half(xi, yi, w, h) {
             let mut tmp = [0u8; 256];
             self.luma(x, y, mv, w, h, &mut tmp, 16);
-            return crate::inter::sad(src, ss, &tmp, 16, w, h);
+            return (self.k.sad)(src, ss, &tmp, 16, w, h);
         }
         let st = self.g.stride;
         match self.sources(xi, yi, mv) {
-            (a, None) => crate::inter::sad(src, ss, a, st, w, h),
-            (a, Some(b)) => crate::inter::sad_avg(src, ss, a, b, st, w, h),
+            (a, None) => (self.k.sad)(src, ss, a, st, w, h),
+            (a, Some(b)) => (self.k.sad_avg)(src, ss, a, b, st, w, h),
         }
     }
 
@@ -387,7 +430,7 @@ impl RefPicture {
         let wts = [wa, wb, wc, wd];
         if w == 8 {
             // Whole-macroblock chroma: fixed-width rows the compiler vectorizes.
-            bilinear8(&p.data[o..], s, wts, h, out, os);
+            (self.k.bilinear8)(&p.data[o..], s, wts, h, out, os);
             return;
         }
         for row in 0..h {
@@ -402,40 +445,8 @@ impl RefPicture {
 }
 
 /// `out` = the rounded average `(a + b + 1) >> 1` of `h` rows of `w` samples
-/// of `a` and `b` (Table 8-12's quarter samples); SSE2's PAVGB computes
-/// exactly that for rows of 16 and 8.
-fn average_rows(a: &[u8], b: &[u8], st: usize, out: &mut [u8], os: usize, w: usize, h: usize) {
-    if h == 0 {
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if w == 16 || w == 8 {
-        use core::arch::x86_64::*;
-        let (a, b) = (&a[..(h - 1) * st + w], &b[..(h - 1) * st + w]);
-        let out = &mut out[..(h - 1) * os + w];
-        for row in 0..h {
-            // SAFETY: SSE2 is part of x86_64; row * stride + w lies within
-            // each slice for row < h (cut to those lengths above).
-            unsafe {
-                let (pa, pb) = (a.as_ptr().add(row * st), b.as_ptr().add(row * st));
-                let po = out.as_mut_ptr().add(row * os);
-                if w == 16 {
-                    let v = _mm_avg_epu8(
-                        _mm_loadu_si128(pa as *const __m128i),
-                        _mm_loadu_si128(pb as *const __m128i),
-                    );
-                    _mm_storeu_si128(po as *mut __m128i, v);
-                } else {
-                    let v = _mm_avg_epu8(
-                        _mm_loadl_epi64(pa as *const __m128i),
-                        _mm_loadl_epi64(pb as *const __m128i),
-                    );
-                    _mm_storel_epi64(po as *mut __m128i, v);
-                }
-            }
-        }
-        return;
-    }
+/// of `a` and `b` (Table 8-12's quarter samples).
+pub fn average_rows(a: &[u8], b: &[u8], st: usize, out: &mut [u8], os: usize, w: usize, h: usize) {
     for row in 0..h {
         let (ra, rb) = (&a[row * st..][..w], &b[row * st..][..w]);
         for (d, (x, y)) in out[row * os..][..w].iter_mut().zip(ra.iter().zip(rb)) {
@@ -486,15 +497,11 @@ fn bilinear([wa, wb, wc, wd]: [u16; 4], a: u8, b: u8, c: u8, d: u8) -> u8 {
     ((wa * a as u16 + wb * b as u16 + wc * c as u16 + wd * d as u16 + 32) >> 6) as u8
 }
 
-avx2_dispatch!(
-    /// [`bilinear8_rows`], compiled for AVX2 where the CPU has it.
-    fn bilinear8(src: &[u8], s: usize, wts: [u16; 4], h: usize, out: &mut [u8], os: usize) -> ()
-        => bilinear8_rows
-);
-
-/// `h` rows of 8 bilinear chroma predictions from `src` (9 x `h` + 1 samples at stride `s`).
+/// `h` rows of 8 bilinear chroma predictions from `src` (9 x `h` + 1
+/// samples at stride `s`) with the weights `wts` of equation 8-266;
+/// fixed-width rows the compiler vectorizes.
 #[inline(always)]
-fn bilinear8_rows(src: &[u8], s: usize, wts: [u16; 4], h: usize, out: &mut [u8], os: usize) {
+pub fn bilinear8(src: &[u8], s: usize, wts: [u16; 4], h: usize, out: &mut [u8], os: usize) {
     for row in 0..h {
         let r0: &[u8; 9] = src[row * s..][..9].try_into().expect("row of 9");
         let r1: &[u8; 9] = src[(row + 1) * s..][..9].try_into().expect("row of 9");
@@ -505,47 +512,27 @@ fn bilinear8_rows(src: &[u8], s: usize, wts: [u16; 4], h: usize, out: &mut [u8],
     }
 }
 
-/// The buffers of the three half-sample planes and what they are computed from.
-struct HalfPlanes<'a> {
-    g: &'a [u8],
-    h1: &'a mut [i16],
-    b: &'a mut [u8],
-    h: &'a mut [u8],
-    j: &'a mut [u8],
-    stride: usize,
-    rows: usize,
+/// The buffers of the three half-sample planes and what they are computed
+/// from: a padded luma plane `g` of `rows` rows of `stride` samples and a
+/// row of h1 intermediates.
+pub struct HalfPlanes<'a> {
+    pub g: &'a [u8],
+    pub h1: &'a mut [i16],
+    pub b: &'a mut [u8],
+    pub h: &'a mut [u8],
+    pub j: &'a mut [u8],
+    pub stride: usize,
+    pub rows: usize,
     /// The rows to compute: `first..end`.
-    first: usize,
-    end: usize,
-}
-
-/// [`half_planes`], with the AVX2 routines of [`crate::halfpel_x86`] where the CPU has them.
-fn compute_half_planes(p: HalfPlanes<'_>) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let planes = crate::halfpel_x86::Planes {
-            g: p.g,
-            h1: p.h1,
-            b: p.b,
-            h: p.h,
-            j: p.j,
-            stride: p.stride,
-            rows: p.rows,
-            first: p.first,
-            end: p.end,
-        };
-        if crate::halfpel_x86::half_planes(planes).is_some() {
-            return;
-        }
-    }
-    half_planes(p)
+    pub first: usize,
+    pub end: usize,
 }
 
 /// Computes h (vertical), b (horizontal) and j (centre) of clause 8.4.2.2.1,
 /// row by row: h and h1 of rows whose vertical taps exist (h1 is zero
-/// elsewhere), b of every row, j from the row's h1.
-#[inline(always)]
-fn half_planes(p: HalfPlanes) {
+/// elsewhere), b of columns 2..stride - 3 of every row, j from the row's h1;
+/// the rows `p.first..p.end`.
+pub fn half_planes(p: HalfPlanes) {
     let (g, s, rows) = (p.g, p.stride, p.rows);
     for y in p.first..p.end {
         let h1 = &mut p.h1[..s];
@@ -597,53 +584,6 @@ fn tap6_row<T: Copy + Into<i32>>(row: &[T], out: &mut [u8], round: i32, shift: u
 mod tests {
     use super::*;
 
-    /// The AVX2 half-sample planes equal the plain ones on random and
-    /// extreme pictures of several widths (tails of the 32-sample steps).
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx2_half_planes_equal_the_plain_ones() {
-        if !std::is_x86_feature_detected!("avx2") {
-            eprintln!("no AVX2 on this CPU: the plain half-sample planes are the only ones");
-            return;
-        }
-        let mut rng = crate::testrng::Rng::new(0x1234_5678_9abc_def0);
-        for (stride, rows) in [(40, 6), (112, 40), (141, 37), (1376, 20)] {
-            for kind in 0..4 {
-                let g: Vec<u8> = (0..stride * rows)
-                    .map(|i| match kind {
-                        0 => rng.byte(),
-                        1 => 255,
-                        2 => [0, 255][(i / 3 + i / stride) % 2],
-                        _ => [255, 0][(i + i / stride) % 2],
-                    })
-                    .collect();
-                let run = |avx2: bool| {
-                    let n = stride * rows;
-                    let (mut h1, mut b, mut h, mut j) =
-                        (vec![0i16; stride], vec![0u8; n], vec![0u8; n], vec![0u8; n]);
-                    let p = HalfPlanes {
-                        g: &g,
-                        h1: &mut h1,
-                        b: &mut b,
-                        h: &mut h,
-                        j: &mut j,
-                        stride,
-                        rows,
-                        first: 0,
-                        end: rows,
-                    };
-                    if avx2 {
-                        compute_half_planes(p);
-                    } else {
-                        half_planes(p);
-                    }
-                    (b, h, j)
-                };
-                assert!(run(true) == run(false), "{stride}x{rows} kind {kind}");
-            }
-        }
-    }
-
     /// Half-sample planes computed band by band, as the coder asks for
     /// them, equal those computed at once.
     #[test]
@@ -653,8 +593,8 @@ mod tests {
         for v in p.y.iter_mut() {
             *v = rng.byte();
         }
-        let whole = RefPicture::new(&p);
-        let mut banded = RefPicture::new(&p);
+        let whole = RefPicture::new(&p, RefKernels::PLAIN);
+        let mut banded = RefPicture::new(&p, RefKernels::PLAIN);
         banded.start_half_planes();
         let mut end = 0;
         while end < banded.g.data.len() / banded.g.stride {
@@ -679,8 +619,8 @@ mod tests {
         for v in p.y.iter_mut() {
             *v = rng.byte();
         }
-        let whole = RefPicture::new(&p);
-        let mut lazy = RefPicture::new(&p);
+        let whole = RefPicture::new(&p, RefKernels::PLAIN);
+        let mut lazy = RefPicture::new(&p, RefKernels::PLAIN);
         lazy.start_half_planes();
         lazy.prepare_half_rows(0, 0);
         for _ in 0..5000 {
@@ -707,7 +647,7 @@ mod tests {
         for v in p.y.iter_mut().chain(p.cb.iter_mut()).chain(p.cr.iter_mut()) {
             *v = rng.byte();
         }
-        let rp = RefPicture::new(&p);
+        let rp = RefPicture::new(&p, RefKernels::PLAIN);
         let luma = RefPlane {
             data: &p.y,
             stride: p.stride(),

@@ -197,8 +197,12 @@ pub fn reconstruct8x8(d: &mut [i32; 64], qp: i32) {
     idct8x8(d);
 }
 
-/// SA8D of a 16x16 residual: [`sa8d8`] of its four 8x8 blocks, summed.
-pub fn sa8d16(src: &[u8; 256], pred: &[u8; 256]) -> u32 {
+/// The signature of [`sa8d8`] at every CPU level.
+pub type Sa8d8Fn = fn(&[u8; 64], &[u8; 64]) -> u32;
+
+/// SA8D of a 16x16 residual: `sa8d8` (the CPU level's [`sa8d8`]) of its
+/// four 8x8 blocks, summed.
+pub fn sa8d16(src: &[u8; 256], pred: &[u8; 256], sa8d8: Sa8d8Fn) -> u32 {
     let mut total = 0;
     for b8 in 0..4 {
         let (x0, y0) = (b8 % 2 * 8, b8 / 2 * 8);
@@ -211,17 +215,8 @@ pub fn sa8d16(src: &[u8; 256], pred: &[u8; 256]) -> u32 {
 }
 
 /// SA8D of an 8x8 block: the absolute sum of the 8x8 Hadamard transform of
-/// the difference, scaled like a 4x4 SATD ((sum + 2) / 4).
+/// the difference, scaled like a 4x4 SATD ((sum + 2) / 4); rows, then columns.
 pub fn sa8d8(a: &[u8; 64], b: &[u8; 64]) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    return x86::sa8d8(a, b);
-    #[cfg(not(target_arch = "x86_64"))]
-    sa8d8_plain(a, b)
-}
-
-/// [`sa8d8`] in plain Rust: rows, then columns.
-#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn sa8d8_plain(a: &[u8; 64], b: &[u8; 64]) -> u32 {
     let mut d = [[0i32; 8]; 8];
     for (y, row) in d.iter_mut().enumerate() {
         *row = hadamard8(core::array::from_fn(|x| {
@@ -234,88 +229,6 @@ fn sa8d8_plain(a: &[u8; 64], b: &[u8; 64]) -> u32 {
         sum += col.iter().map(|v| v.unsigned_abs()).sum::<u32>();
     }
     (sum + 2) >> 2
-}
-
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use core::arch::x86_64::*;
-
-    /// Butterflies between the registers: an 8-point Hadamard down each lane.
-    #[inline(always)]
-    unsafe fn hadamard_lanes(r: &mut [__m128i; 8]) {
-        // SAFETY (for the whole function): SSE2 register arithmetic only.
-        unsafe {
-            let mut h = 1;
-            while h < 8 {
-                for i in 0..8 {
-                    if i & h == 0 {
-                        let (x, y) = (r[i], r[i + h]);
-                        r[i] = _mm_add_epi16(x, y);
-                        r[i + h] = _mm_sub_epi16(x, y);
-                    }
-                }
-                h *= 2;
-            }
-        }
-    }
-
-    /// Transposes an 8x8 matrix of 16-bit lanes.
-    #[inline(always)]
-    unsafe fn transpose(r: &mut [__m128i; 8]) {
-        // SAFETY: SSE2 register shuffles only.
-        unsafe {
-            let a0 = _mm_unpacklo_epi16(r[0], r[1]);
-            let a1 = _mm_unpackhi_epi16(r[0], r[1]);
-            let a2 = _mm_unpacklo_epi16(r[2], r[3]);
-            let a3 = _mm_unpackhi_epi16(r[2], r[3]);
-            let a4 = _mm_unpacklo_epi16(r[4], r[5]);
-            let a5 = _mm_unpackhi_epi16(r[4], r[5]);
-            let a6 = _mm_unpacklo_epi16(r[6], r[7]);
-            let a7 = _mm_unpackhi_epi16(r[6], r[7]);
-            let b0 = _mm_unpacklo_epi32(a0, a2);
-            let b1 = _mm_unpackhi_epi32(a0, a2);
-            let b2 = _mm_unpacklo_epi32(a1, a3);
-            let b3 = _mm_unpackhi_epi32(a1, a3);
-            let b4 = _mm_unpacklo_epi32(a4, a6);
-            let b5 = _mm_unpackhi_epi32(a4, a6);
-            let b6 = _mm_unpacklo_epi32(a5, a7);
-            let b7 = _mm_unpackhi_epi32(a5, a7);
-            r[0] = _mm_unpacklo_epi64(b0, b4);
-            r[1] = _mm_unpackhi_epi64(b0, b4);
-            r[2] = _mm_unpacklo_epi64(b1, b5);
-            r[3] = _mm_unpackhi_epi64(b1, b5);
-            r[4] = _mm_unpacklo_epi64(b2, b6);
-            r[5] = _mm_unpackhi_epi64(b2, b6);
-            r[6] = _mm_unpacklo_epi64(b3, b7);
-            r[7] = _mm_unpackhi_epi64(b3, b7);
-        }
-    }
-
-    pub fn sa8d8(a: &[u8; 64], b: &[u8; 64]) -> u32 {
-        // SAFETY: SSE2 is part of x86_64; each load reads 8 bytes of a
-        // 64-byte array at offset 8 * y, y < 8.
-        unsafe {
-            let z = _mm_setzero_si128();
-            let mut r: [__m128i; 8] = core::array::from_fn(|y| {
-                let va = _mm_loadl_epi64(a.as_ptr().add(y * 8) as *const __m128i);
-                let vb = _mm_loadl_epi64(b.as_ptr().add(y * 8) as *const __m128i);
-                _mm_sub_epi16(_mm_unpacklo_epi8(va, z), _mm_unpacklo_epi8(vb, z))
-            });
-            // Differences are within +-255, after both passes within +-16320.
-            hadamard_lanes(&mut r);
-            transpose(&mut r);
-            hadamard_lanes(&mut r);
-            let ones = _mm_set1_epi16(1);
-            let mut acc = z;
-            for v in r {
-                let abs = _mm_max_epi16(v, _mm_sub_epi16(z, v));
-                acc = _mm_add_epi32(acc, _mm_madd_epi16(abs, ones));
-            }
-            let mut lanes = [0u32; 4];
-            _mm_storeu_si128(lanes.as_mut_ptr() as *mut __m128i, acc);
-            (lanes.iter().sum::<u32>() + 2) >> 2
-        }
-    }
 }
 
 /// One dimension of an unnormalized 8-point Hadamard transform.
@@ -339,20 +252,6 @@ fn hadamard8(a: [i32; 8]) -> [i32; 8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sa8d8_equals_the_plain_version() {
-        let mut rng = crate::testrng::Rng::new(0x8a5d);
-        for round in 0..2000 {
-            let mut a: [u8; 64] = core::array::from_fn(|_| rng.byte());
-            let b: [u8; 64] = core::array::from_fn(|_| rng.byte());
-            if round % 4 == 0 {
-                // Extremes: all 255 against all 0 and checkerboards.
-                a = core::array::from_fn(|i| if (i + i / 8) % 2 == 0 { 255 } else { 0 });
-            }
-            assert_eq!(sa8d8(&a, &b), sa8d8_plain(&a, &b));
-        }
-    }
 
     #[test]
     fn multipliers_are_those_of_the_reference_encoders() {

@@ -1,7 +1,7 @@
 //! The hardware side of the virtual device: registers, bus memory, the H1 model.
 
 use hantro_h1_model::regs::{self, Registers};
-use hantro_h1_model::{fault, BusError, Memory, H1};
+use hantro_h1_model::{fault, BusError, CpuLevel, Memory, H1};
 use std::ffi::{c_char, c_void, CStr};
 
 pub use hantro_h1_model::fault::Fault;
@@ -28,6 +28,13 @@ impl Host {
     /// Codes the frames that follow with `threads` threads ([`H1::set_threads`]).
     pub fn set_threads(&mut self, threads: usize) {
         self.h1.set_threads(threads);
+    }
+
+    /// A host whose H1 runs the functions of `level`.
+    pub fn new(level: CpuLevel) -> Self {
+        let mut host = Host::default();
+        host.h1 = H1::new(level);
+        host
     }
 
     fn locate(&self, addr: u32, len: usize) -> Result<(*mut u8, usize), BusError> {

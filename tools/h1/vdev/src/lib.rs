@@ -13,6 +13,7 @@
 
 mod host;
 
+pub use hantro_h1_model::CpuLevel;
 pub use host::Fault;
 use host::Host;
 use std::ffi::c_void;
@@ -225,9 +226,24 @@ pub struct VirtualDevice {
 }
 
 impl VirtualDevice {
-    /// Opens a context.
+    /// Opens a context, as [`VirtualDevice::try_open`]; panics with its
+    /// message when `H264ENC_H1_CPU` is wrong.
     pub fn open() -> Self {
-        let mut host = Box::new(Host::default());
+        Self::try_open().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Opens a context whose software H1 runs the CPU level the environment
+    /// variable `H264ENC_H1_CPU` names (`plain`, `sse2`, `avx2`), the
+    /// highest this CPU runs when it is unset; the message when it names an
+    /// unknown level or one this CPU lacks.
+    pub fn try_open() -> Result<Self, String> {
+        Ok(Self::open_at(CpuLevel::from_env()?))
+    }
+
+    /// Opens a context whose software H1 runs the CPU level `level` (or the
+    /// highest this CPU runs, when that is lower).
+    pub fn open_at(level: CpuLevel) -> Self {
+        let mut host = Box::new(Host::new(level));
         let hp = &mut *host as *mut Host as *mut c_void;
         // SAFETY: `hp` points to the boxed host, which lives as long as the device.
         let dev = unsafe { uapi::vdev_create(hp) };
@@ -247,8 +263,14 @@ impl VirtualDevice {
     /// threads. The stream is the same for every count; only the speed differs.
     pub fn open_with_threads(threads: usize) -> Self {
         let mut d = Self::open();
-        d.host.set_threads(threads);
+        d.set_threads(threads);
         d
+    }
+
+    /// Codes the frames that follow with `threads` threads of the software
+    /// H1; the stream is the same for every count.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.host.set_threads(threads);
     }
 
     /// Sets the colorimetry of the OUTPUT format (after [`Self::set_format`]).

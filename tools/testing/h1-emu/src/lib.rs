@@ -15,7 +15,7 @@
 
 use hantro_h1_model::fault::{self, Fault};
 use hantro_h1_model::regs::{self, Registers};
-use hantro_h1_model::{Memory, H1};
+use hantro_h1_model::{CpuLevel, Memory, H1};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io;
@@ -141,6 +141,15 @@ impl Emulator {
         Emulator {
             faults,
             ..Default::default()
+        }
+    }
+
+    /// An emulator that shows the faults of `faults`, whose H1 runs the
+    /// functions of the CPU level `level` ([`H1::new`]).
+    pub fn with_level(faults: FaultPlan, level: CpuLevel) -> Self {
+        Emulator {
+            h1: H1::new(level),
+            ..Emulator::new(faults)
         }
     }
 

@@ -4,6 +4,7 @@ use clap::Parser;
 use hantro_h1_emu::chardev::EmuDevice;
 use hantro_h1_emu::cli::Args;
 use hantro_h1_emu::Emulator;
+use hantro_h1_model::CpuLevel;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -44,6 +45,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The CPU level of the software H1, as the virtual device takes it.
+    let level = match CpuLevel::from_env() {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("h1-emu: {e}");
+            return ExitCode::from(2);
+        }
+    };
     if let Err(e) = install_signal_handlers() {
         eprintln!("h1-emu: cannot install the signal handlers: {e}");
         return ExitCode::FAILURE;
@@ -56,9 +65,12 @@ fn main() -> ExitCode {
         }
     };
     if args.verbose {
-        eprintln!("h1-emu: serving {}", args.device.display());
+        eprintln!(
+            "h1-emu: serving {} (CPU level {level})",
+            args.device.display()
+        );
     }
-    let mut emu = Emulator::new(plan);
+    let mut emu = Emulator::with_level(plan, level);
     let done = |emu: &Emulator| args.frames.is_some_and(|n| emu.frames() >= n);
     while !STOP.load(Ordering::SeqCst) && !done(&emu) {
         match emu.step(&mut dev) {

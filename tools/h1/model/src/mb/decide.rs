@@ -8,14 +8,12 @@ use super::params::FrameParams;
 use super::partition::PartMode;
 use super::residual::{code_chroma, code_luma_i16, code_luma_inter, code_luma_inter8};
 use super::state::PicView;
-use crate::inter::{sad, satd};
 use crate::intra;
 use crate::picture::Planes;
 use crate::ratectl::InFrameRc;
 use crate::refpic::RefPicture;
 use crate::tables::chroma_qp;
 use crate::transform8x8 as t8;
-use crate::zero_check;
 
 /// A P_Skip whose prediction leaves no residual and costs (SATD) at most this
 /// many lambdas is taken before any motion search.
@@ -83,6 +81,7 @@ impl<'a> Decider<'a> {
         mbx: usize,
         mby: usize,
     ) -> MbDecision {
+        let dsp = self.p.dsp;
         let qp = rc.base_qp(self.p.qp, self.p.qp_min, self.p.qp_max);
         let lam = self.lambdas.0[qp.clamp(0, 51) as usize];
         let (x, y) = (mbx as i32, mby as i32);
@@ -108,7 +107,7 @@ impl<'a> Decider<'a> {
         let mut pred = [0u8; 256];
         let mut cpred = [[0u8; 64]; 2];
         rp.luma(x * 16, y * 16, skip_mv, 16, 16, &mut pred, 16);
-        let skip_satd = satd(&src, 16, &pred, 16, 16, 16);
+        let skip_satd = (dsp.satd)(&src, 16, &pred, 16, 16, 16);
         // Nearly perfect skip predictions are taken without a search; the
         // others only when the search finds nothing better, since a
         // searched vector may predict far better even when neither leaves
@@ -129,7 +128,7 @@ impl<'a> Decider<'a> {
         let i16 = if inter.cost < INTRA_THRESHOLD_LAMBDAS * lam + INTRA_THRESHOLD {
             (intra::I16_DC, u32::MAX)
         } else {
-            intra_search::best_i16(&edges, &src, lam, false)
+            intra_search::best_i16(dsp, &edges, &src, lam, false)
         };
         // Intra 4x4 (and 8x8) only where intra prediction is already in the running.
         let nxn = (i16.1 < inter.cost).then(|| self.best_nxn(pic, slice, (x, y), &src, qp, lam));
@@ -139,18 +138,18 @@ impl<'a> Decider<'a> {
         }
         ms.predict_inter(mbx, mby, &inter, &mut pred, &mut cpred);
         // Well-predicted macroblocks may get the MAD adjustment.
-        let sad_pred = sad(&src, 16, &pred, 16, 16, 16);
+        let sad_pred = (dsp.sad)(&src, 16, &pred, 16, 16, 16);
         let mad = rc.mad_qp(qp, sad_pred, self.p.qp_min, self.p.qp_max);
         let qp = mad.unwrap_or(qp);
         // The 8x8 transform where no partition is smaller than 8x8
         // (7.3.5) and the 8x8 Hadamard cost says it compacts better.
         let luma = if self.p.transform_8x8
             && inter.mode.min_part_8x8()
-            && t8::sa8d16(&src, &pred) < satd(&src, 16, &pred, 16, 16, 16)
+            && t8::sa8d16(&src, &pred, dsp.sa8d8) < (dsp.satd)(&src, 16, &pred, 16, 16, 16)
         {
             code_luma_inter8(&src, &pred, qp)
         } else {
-            code_luma_inter(&src, &pred, qp)
+            code_luma_inter(&src, &pred, qp, dsp.quant_luma_inter)
         };
         let chroma = code_chroma(
             self.src,
@@ -160,6 +159,7 @@ impl<'a> Decider<'a> {
             qp,
             false,
             &cpred,
+            dsp.quant_chroma,
         );
         // A vector that is P_Skip's with no residual is P_Skip.
         if inter.mv == [skip_mv; 16] && luma.cbp == 0 && chroma.cbp == 0 {
@@ -190,7 +190,7 @@ impl<'a> Decider<'a> {
     ) -> MbDecision {
         let edges = pic.luma_edges(slice, x, y);
         let ((i16_mode, i16_cost), nxn) = searched.unwrap_or_else(|| {
-            let i16 = intra_search::best_i16(&edges, src, lam, self.p.intra);
+            let i16 = intra_search::best_i16(self.p.dsp, &edges, src, lam, self.p.intra);
             (i16, Some(self.best_nxn(pic, slice, (x, y), src, qp, lam)))
         });
         let (kind, luma) = match nxn {
@@ -200,7 +200,8 @@ impl<'a> Decider<'a> {
                 code_luma_i16(&edges, src, i16_mode, qp),
             ),
         };
-        let (chroma_mode, cpred) = intra_search::chroma_intra(pic, self.src, slice, x, y);
+        let (chroma_mode, cpred) =
+            intra_search::chroma_intra(self.p.dsp, pic, self.src, slice, x, y);
         let chroma = code_chroma(
             self.src,
             self.p.chroma_qp_offset,
@@ -209,6 +210,7 @@ impl<'a> Decider<'a> {
             qp,
             true,
             &cpred,
+            self.p.dsp.quant_chroma,
         );
         MbDecision {
             kind,
@@ -230,11 +232,11 @@ impl<'a> Decider<'a> {
         qp: i32,
         lam: u32,
     ) -> NxN {
-        let i4 = intra_search::search_nxn::<Intra4x4>(pic, slice, xy, src, qp, lam);
+        let i4 = intra_search::search_nxn::<Intra4x4>(self.p.dsp, pic, slice, xy, src, qp, lam);
         if !self.p.transform_8x8 {
             return i4;
         }
-        let i8 = intra_search::search_nxn::<Intra8x8>(pic, slice, xy, src, qp, lam);
+        let i8 = intra_search::search_nxn::<Intra8x8>(self.p.dsp, pic, slice, xy, src, qp, lam);
         if i8.0 < i4.0 {
             i8
         } else {
@@ -256,13 +258,13 @@ impl<'a> Decider<'a> {
         qp: i32,
         cpred: &mut [[u8; 64]; 2],
     ) -> bool {
-        if !zero_check::luma_is_zero(src, pred, qp) {
+        if !(self.p.dsp.luma_is_zero)(src, pred, qp) {
             return false;
         }
         ms.predict_chroma(mbx, mby, PartMode::P16x16, &[skip_mv; 16], cpred);
         let qpc = chroma_qp(qp, self.p.chroma_qp_offset);
         let planes = [&self.src.cb[..], &self.src.cr[..]];
-        zero_check::chroma_is_zero(planes, self.src.cstride(), mbx * 8, mby * 8, qpc, cpred)
+        (self.p.dsp.chroma_is_zero)(planes, self.src.cstride(), mbx * 8, mby * 8, qpc, cpred)
     }
 }
 

@@ -5,10 +5,10 @@
 use super::decision::LumaCoding;
 use super::residual::{clamp_levels, clamp_levels8};
 use super::state::{LumaEdges, PicView};
-use crate::inter::{satd, satd4x4_x2};
 use crate::intra::{self, Edges};
 use crate::intra8x8;
 use crate::picture::Planes;
+use crate::simd::Dsp;
 use crate::tables::BLK_TO_RASTER;
 use crate::transform::{fdct4x4, quant4x4, reconstruct4x4};
 use crate::transform8x8 as t8;
@@ -44,7 +44,12 @@ pub trait IntraNxN {
     fn predict_all(e: &Edges, out: &mut [Self::Samples; 9]) -> u16;
 
     /// The Hadamard cost of predicting `src` by each available mode.
-    fn mode_costs(src: &Self::Samples, preds: &[Self::Samples; 9], avail: u16) -> [u32; 9];
+    fn mode_costs(
+        dsp: &Dsp,
+        src: &Self::Samples,
+        preds: &[Self::Samples; 9],
+        avail: u16,
+    ) -> [u32; 9];
 
     /// Transforms and quantizes the residual in place; whether a level is not 0.
     fn quantize(levels: &mut Self::Levels, qp: i32) -> bool;
@@ -90,12 +95,12 @@ impl IntraNxN for Intra4x4 {
         intra::pred4x4_all(e, out)
     }
 
-    fn mode_costs(src: &[u8; 16], preds: &[[u8; 16]; 9], _avail: u16) -> [u32; 9] {
+    fn mode_costs(dsp: &Dsp, src: &[u8; 16], preds: &[[u8; 16]; 9], _avail: u16) -> [u32; 9] {
         // Modes two at a time; the last pairs with itself.
         let mut out = [0; 9];
         for m0 in (0..9).step_by(2) {
             let m1 = (m0 + 1).min(8);
-            let sums = satd4x4_x2(src, &preds[m0], &preds[m1]);
+            let sums = (dsp.satd4x4_x2)(src, &preds[m0], &preds[m1]);
             out[m0] = sums[0];
             out[m1] = sums[1];
         }
@@ -151,10 +156,10 @@ impl IntraNxN for Intra8x8 {
         intra8x8::pred8x8_all(e, out)
     }
 
-    fn mode_costs(src: &[u8; 64], preds: &[[u8; 64]; 9], avail: u16) -> [u32; 9] {
+    fn mode_costs(dsp: &Dsp, src: &[u8; 64], preds: &[[u8; 64]; 9], avail: u16) -> [u32; 9] {
         core::array::from_fn(|m| {
             if avail & (1 << m) != 0 {
-                t8::sa8d8(src, &preds[m])
+                (dsp.sa8d8)(src, &preds[m])
             } else {
                 u32::MAX
             }
@@ -208,6 +213,7 @@ pub fn predicted_mode<B: IntraNxN>(
 /// Intra_NxN with a per-block mode decision; returns its cost, its coding
 /// and the mode of each 4x4 block (raster; an 8x8 block's repeated).
 pub fn search_nxn<B: IntraNxN>(
+    dsp: &Dsp,
     pic: &PicView,
     slice: i32,
     (x, y): (i32, i32),
@@ -294,7 +300,7 @@ pub fn search_nxn<B: IntraNxN>(
         }
         let mut preds = [B::ZERO_SAMPLES; 9];
         let avail = B::predict_all(&e, &mut preds);
-        let costs = B::mode_costs(&sblk, &preds, avail);
+        let costs = B::mode_costs(dsp, &sblk, &preds, avail);
         let mut best = (intra::I4_DC, u32::MAX);
         for (mode, &sum) in costs.iter().enumerate() {
             if avail & (1 << mode) != 0 {
@@ -331,7 +337,7 @@ pub fn search_nxn<B: IntraNxN>(
 /// The cheapest Intra_16x16 mode and its cost. P slices leave out the
 /// plane mode, which rarely beats motion compensation there and is the
 /// costly one to predict.
-pub fn best_i16(edges: &LumaEdges, src: &[u8; 256], lam: u32, plane: bool) -> (u8, u32) {
+pub fn best_i16(dsp: &Dsp, edges: &LumaEdges, src: &[u8; 256], lam: u32, plane: bool) -> (u8, u32) {
     let e = Edges {
         top: edges.top_ok.then_some(&edges.top[..]),
         left: edges.left_ok.then_some(&edges.left[..]),
@@ -342,7 +348,7 @@ pub fn best_i16(edges: &LumaEdges, src: &[u8; 256], lam: u32, plane: bool) -> (u
     let modes = if plane { 4 } else { 3 };
     for mode in 0..modes {
         if intra::pred16x16(mode, &e, &mut pred) {
-            let cost = satd(src, 16, &pred, 16, 16, 16) + lam * 6;
+            let cost = (dsp.satd)(src, 16, &pred, 16, 16, 16) + lam * 6;
             if cost < best.1 {
                 best = (mode, cost);
             }
@@ -354,6 +360,7 @@ pub fn best_i16(edges: &LumaEdges, src: &[u8; 256], lam: u32, plane: bool) -> (u
 /// The chroma mode of an intra macroblock (x, y) with the cheapest
 /// prediction of `src`, and its predictions of Cb and Cr.
 pub fn chroma_intra(
+    dsp: &Dsp,
     pic: &PicView,
     src: &Planes,
     slice: i32,
@@ -392,7 +399,7 @@ pub fn chroma_intra(
             };
             ok &= intra::pred_chroma(mode, &e, &mut preds[c]);
             let plane = if c == 0 { &src.cb } else { &src.cr };
-            cost += satd(&plane[py * cs + px..], cs, &preds[c], 8, 8, 8);
+            cost += (dsp.satd)(&plane[py * cs + px..], cs, &preds[c], 8, 8, 8);
         }
         if ok && cost < best.1 {
             best = (mode, cost, preds);

@@ -8,7 +8,7 @@ use super::params::FrameParams;
 use super::partition::{sub_parts, Part, PartMode, Parts, SubMode, WHOLE};
 use super::state::{LocalMotion, PicView};
 use crate::bitwriter::{se_bits, ue_bits};
-use crate::inter::{sad, satd};
+use crate::inter::SadFn;
 use crate::refpic::RefPicture;
 
 /// A 16x16 cost (SATD plus lambda-weighted bits) under this many lambdas plus
@@ -24,9 +24,18 @@ pub struct MotionSearch<'a> {
     pub slice: i32,
 }
 
-/// Cost of the integer vector `mv` (SAD).
+/// Cost of the integer vector `mv` (SAD, by the CPU level's `sad`).
 #[allow(clippy::too_many_arguments)]
-fn int_sad(rp: &RefPicture, px: i32, py: i32, mv: [i32; 2], w: usize, h: usize, src: &[u8]) -> u32 {
+fn int_sad(
+    sad: SadFn,
+    rp: &RefPicture,
+    px: i32,
+    py: i32,
+    mv: [i32; 2],
+    w: usize,
+    h: usize,
+    src: &[u8],
+) -> u32 {
     match rp.full_block(px + (mv[0] >> 2), py + (mv[1] >> 2), w, h) {
         Some((r, s)) => sad(src, 16, r, s, w, h),
         None => {
@@ -81,7 +90,8 @@ impl MotionSearch<'_> {
         let [rx, ry] = self.p.search_range;
         let in_range = |mv: [i32; 2]| mv[0].abs() <= rx * 4 && mv[1].abs() <= ry * 4;
         let bits = |mv: [i32; 2]| se_bits(mv[0] - mvp[0]) + se_bits(mv[1] - mvp[1]);
-        let cost = |mv: [i32; 2]| int_sad(self.rp, px, py, mv, w, h, blk) + lam * bits(mv);
+        let sad = self.p.dsp.sad;
+        let cost = |mv: [i32; 2]| int_sad(sad, self.rp, px, py, mv, w, h, blk) + lam * bits(mv);
         let round = |v: [i32; 2]| [(v[0] + 2) & !3, (v[1] + 2) & !3];
         let mut best = ([0, 0], cost([0, 0]));
         for s in starts.iter().chain(core::iter::once(&mvp)) {
@@ -144,7 +154,7 @@ impl MotionSearch<'_> {
         self.rp.luma(px, py, bestf.0, w, h, &mut pred, 16);
         (
             bestf.0,
-            satd(blk, 16, &pred, 16, w, h) + lam * bits(bestf.0),
+            (self.p.dsp.satd)(blk, 16, &pred, 16, w, h) + lam * bits(bestf.0),
         )
     }
 

@@ -2,6 +2,7 @@
 
 use crate::cabac::NUM_CONTEXTS;
 use crate::ratectl::InFrameRc;
+use crate::simd::Dsp;
 
 /// How the model codes one frame, decoded from the registers.
 #[derive(Clone, Debug)]
@@ -28,6 +29,8 @@ pub struct FrameParams {
     pub cabac_init: Option<[u8; NUM_CONTEXTS]>,
     /// The 8x8 transform may be used (TRANS8X8_MODE_EN; transform_8x8_mode_flag).
     pub transform_8x8: bool,
+    /// The hot functions of the H1's CPU level.
+    pub dsp: &'static Dsp,
 }
 
 /// Statistics of a coded frame, as the H1 reports them.

@@ -7,10 +7,15 @@ use crate::cavlc::LEVEL_CLAMP;
 use crate::decimate;
 use crate::intra::{self, Edges};
 use crate::picture::Planes;
-use crate::simd::avx2_dispatch;
 use crate::tables::chroma_qp;
 use crate::transform::*;
 use crate::transform8x8 as t8;
+
+/// The signature of [`quant_luma_inter`] at every CPU level.
+pub type QuantLumaInterFn = fn(&[u8; 256], &[u8; 256], i32) -> ([[i32; 16]; 16], u32);
+/// The signature of [`quant_chroma`] at every CPU level.
+pub type QuantChromaFn =
+    fn([&[u8]; 2], usize, usize, usize, i32, bool, &[[u8; 64]; 2]) -> ChromaCoding;
 
 /// Codes the luma of an Intra_16x16 macroblock predicted in `mode` from `edges`.
 pub fn code_luma_i16(edges: &LumaEdges, src: &[u8; 256], mode: u8, qp: i32) -> LumaCoding {
@@ -57,9 +62,15 @@ pub fn code_luma_i16(edges: &LumaEdges, src: &[u8; 256], mode: u8, qp: i32) -> L
 }
 
 /// Codes an inter luma residual with the 4x4 transform, leaving 8x8 blocks
-/// of lone small levels uncoded ([`decimate`]).
-pub fn code_luma_inter(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCoding {
-    let (mut levels, cbp) = quant_luma_inter(src, pred, qp);
+/// of lone small levels uncoded ([`decimate`]); `quant` is the
+/// [`quant_luma_inter`] of the H1's CPU level.
+pub fn code_luma_inter(
+    src: &[u8; 256],
+    pred: &[u8; 256],
+    qp: i32,
+    quant: QuantLumaInterFn,
+) -> LumaCoding {
+    let (mut levels, cbp) = quant(src, pred, qp);
     let mut scores = [0u32; 4];
     for (r, lv) in levels.iter().enumerate() {
         let b8 = (r / 8) * 2 + r % 4 / 2;
@@ -121,7 +132,9 @@ pub fn code_luma_inter8(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> LumaCodin
     }
 }
 
-/// Codes both chroma components of a macroblock predicted by `preds`.
+/// Codes both chroma components of a macroblock predicted by `preds`;
+/// `quant` is the [`quant_chroma`] of the H1's CPU level.
+#[allow(clippy::too_many_arguments)]
 pub fn code_chroma(
     src: &Planes,
     chroma_qp_offset: i32,
@@ -130,10 +143,11 @@ pub fn code_chroma(
     qp: i32,
     intra: bool,
     preds: &[[u8; 64]; 2],
+    quant: QuantChromaFn,
 ) -> ChromaCoding {
     let qpc = chroma_qp(qp, chroma_qp_offset);
     let planes = [&src.cb[..], &src.cr[..]];
-    let mut out = quant_chroma(planes, src.cstride(), x, y, qpc, intra, preds);
+    let mut out = quant(planes, src.cstride(), x, y, qpc, intra, preds);
     for c in 0..2 {
         let mut f = out.dc[c];
         hadamard2x2(&mut f);
@@ -151,14 +165,9 @@ pub fn code_chroma(
     out
 }
 
-avx2_dispatch!(
-    /// Levels and coded_block_pattern of an inter luma residual.
-    fn quant_luma_inter(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> ([[i32; 16]; 16], u32)
-        => quant_luma_inter_plain
-);
-
+/// Levels and coded_block_pattern of an inter luma residual.
 #[inline(always)]
-fn quant_luma_inter_plain(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> ([[i32; 16]; 16], u32) {
+pub fn quant_luma_inter(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> ([[i32; 16]; 16], u32) {
     let mut levels = [[0i32; 16]; 16];
     let mut cbp = 0;
     for (r, lv) in levels.iter_mut().enumerate() {
@@ -172,23 +181,10 @@ fn quant_luma_inter_plain(src: &[u8; 256], pred: &[u8; 256], qp: i32) -> ([[i32;
     (levels, cbp)
 }
 
-avx2_dispatch!(
-    /// Quantized chroma levels (QP'c `qpc`) of macroblock (x, y) of `planes`
-    /// (Cb, Cr at stride `cs`) predicted by `preds`.
-    #[allow(clippy::too_many_arguments)]
-    fn quant_chroma(
-        planes: [&[u8]; 2],
-        cs: usize,
-        x: usize,
-        y: usize,
-        qpc: i32,
-        intra: bool,
-        preds: &[[u8; 64]; 2],
-    ) -> ChromaCoding => quant_chroma_plain
-);
-
+/// Quantized chroma levels (QP'c `qpc`) of macroblock (x, y) of `planes`
+/// (Cb, Cr at stride `cs`) predicted by `preds`.
 #[inline(always)]
-fn quant_chroma_plain(
+pub fn quant_chroma(
     planes: [&[u8]; 2],
     cs: usize,
     x: usize,

@@ -7,7 +7,7 @@ pub use h264_oracle::{clip, ffmpeg_decode, first_diff, openh264_decode};
 use h264enc::pps::PicParams;
 use h264enc::sps::{Crop, SeqParams};
 use hantro_h1_model::regs::*;
-use hantro_h1_model::{BufferMemory, Memory, H1};
+use hantro_h1_model::{BufferMemory, CpuLevel, Memory, H1};
 
 /// Encoding settings of a test run.
 #[derive(Clone, Debug)]
@@ -34,6 +34,8 @@ pub struct Config {
     pub extra_regs: Vec<(usize, u32)>,
     /// Threads of the model ([`H1::with_threads`]).
     pub threads: usize,
+    /// The CPU level of the H1 (the highest this CPU runs by default).
+    pub cpu: CpuLevel,
 }
 
 impl Default for Config {
@@ -55,6 +57,7 @@ impl Default for Config {
             transform_8x8: false,
             extra_regs: Vec::new(),
             threads: 1,
+            cpu: CpuLevel::detect(),
         }
     }
 }
@@ -167,7 +170,8 @@ pub fn encode(yuv: &[u8], cfg: &Config) -> Encoded {
         }
         mem.write(cabac_table, &t).unwrap();
     }
-    let mut h1 = H1::with_threads(cfg.threads);
+    let mut h1 = H1::new(cfg.cpu);
+    h1.set_threads(cfg.threads);
     let mut recon = Vec::new();
     let mut feedback = Vec::new();
     let mut mb_qps = Vec::new();

@@ -1,16 +1,50 @@
 //! The edge filters of 8.7.2.3 and 8.7.2.4 with SSE2 (part of x86_64): the 16
 //! lines of a luma edge at once, and the 8 lines of a chroma edge of Cb and
-//! Cr together. The same arithmetic as the plain filter in `deblock.rs`,
-//! which the tests compare them with.
+//! Cr together; the same arithmetic as the plain filters of `deblock.rs`.
+//! And the frame loop of `deblock.rs` around them, compiled for SSE2 and for
+//! AVX2.
 
+use crate::deblock::{self, DeblockParams};
+use crate::mb::MbInfo;
+use crate::mvpred::BlockMotion;
+use crate::picture::Planes;
 use crate::tables::{ALPHA, BETA, TC0};
 use core::arch::x86_64::*;
 
-/// Filters the luma edge of a macroblock at offset `pos` (0, 4, 8, 12) across
-/// `x0, y0`, with the strengths `bs` of its four 4-line groups and the
-/// filter's `index_a`/`index_b` (8.7.2.2).
+/// [`deblock::deblock`] with the SSE2 edge filters.
+pub fn deblock_sse2(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+    deblock::deblock_with(
+        rec,
+        mbs,
+        motion,
+        p,
+        filter_luma_edge_sse2,
+        filter_chroma_edge_sse2,
+    );
+}
+
+/// [`deblock_sse2`] compiled for AVX2.
+pub fn deblock_avx2(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+    #[target_feature(enable = "avx2")]
+    fn avx2(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+        deblock::deblock_with(
+            rec,
+            mbs,
+            motion,
+            p,
+            filter_luma_edge_sse2,
+            filter_chroma_edge_sse2,
+        );
+    }
+    // SAFETY: only the AVX2 table reaches this function, and only on a CPU
+    // with AVX2 (see the module `x86`).
+    unsafe { avx2(rec, mbs, motion, p) }
+}
+
+/// [`deblock::filter_luma_edge`], the 16 lines at once.
 #[allow(clippy::too_many_arguments)]
-pub fn filter_luma_edge(
+#[inline(always)]
+pub fn filter_luma_edge_sse2(
     plane: &mut [u8],
     stride: usize,
     x0: usize,
@@ -101,11 +135,10 @@ pub fn filter_luma_edge(
     }
 }
 
-/// Filters the chroma edge at offset `pos` (0 or 4) of the 8x8 blocks at
-/// `x0, y0` of both `cb` and `cr` (same stride), with the luma edge's
-/// strengths `bs` (two lines each) and `index_a`/`index_b` (8.7.2.2).
+/// [`deblock::filter_chroma_edge`], the 8 lines of Cb and of Cr at once.
 #[allow(clippy::too_many_arguments)]
-pub fn filter_chroma_edge(
+#[inline(always)]
+pub fn filter_chroma_edge_sse2(
     cb: &mut [u8],
     cr: &mut [u8],
     stride: usize,

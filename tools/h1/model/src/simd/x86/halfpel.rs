@@ -2,38 +2,25 @@
 //! step, row by row (the h1 intermediates of one row stay in cache): the
 //! 6-tap sums of h1, h and b fit 16-bit lanes (-2550..10710); j sums h1
 //! values, which needs 32 bits, so its taps are paired with `vpmaddwd`. The
-//! same arithmetic as the plain `half_planes` of `refpic.rs`, which the tests
-//! compare it with.
+//! same arithmetic as the plain `half_planes` of `refpic.rs`.
 
+use crate::refpic::{self, HalfPlanes};
 use core::arch::x86_64::*;
 
-/// One padded plane, its half-sample planes and a row of h1 intermediates.
-pub struct Planes<'a> {
-    pub g: &'a [u8],
-    pub h1: &'a mut [i16],
-    pub b: &'a mut [u8],
-    pub h: &'a mut [u8],
-    pub j: &'a mut [u8],
-    pub stride: usize,
-    pub rows: usize,
-    /// The rows to compute: `first..end`.
-    pub first: usize,
-    pub end: usize,
-}
-
-/// Computes h of rows 2..rows - 3 and b and j of columns 2..stride - 3, of
-/// the rows `first..end`, as `refpic::half_planes` does; `None` when the CPU
-/// lacks AVX2.
-pub fn half_planes(mut p: Planes<'_>) -> Option<()> {
-    if !std::is_x86_feature_detected!("avx2") {
-        return None;
+/// [`refpic::half_planes`]: h of rows 2..rows - 3 and b and j of columns
+/// 2..stride - 3, of the rows `first..end`, 32 samples per step (planes
+/// too small for a step take the plain function).
+pub fn half_planes_avx2(mut p: HalfPlanes<'_>) {
+    if p.stride < 40 || p.rows < 6 {
+        return refpic::half_planes(p);
     }
     let n = p.stride * p.rows;
-    assert!(p.stride >= 40 && p.rows >= 6 && p.end <= p.rows);
+    assert!(p.end <= p.rows);
     assert!(p.g.len() >= n && p.h1.len() >= p.stride && p.b.len() >= n);
     assert!(p.h.len() >= n && p.j.len() >= n);
-    // SAFETY: AVX2 is present (checked above) and every access of the
-    // routines stays inside the first stride * rows elements (see each).
+    // SAFETY: only the AVX2 table reaches this function, and only on a CPU
+    // with AVX2 (see the module `x86`); every access of the routines stays
+    // inside the first stride * rows elements (see each).
     unsafe {
         for y in p.first..p.end {
             if (2..p.rows - 3).contains(&y) {
@@ -44,7 +31,6 @@ pub fn half_planes(mut p: Planes<'_>) -> Option<()> {
             horizontal(&mut p, y);
         }
     }
-    Some(())
 }
 
 /// 6-tap of six 16-bit vectors: a - 5b + 20c + 20d - 5e + f.
@@ -92,7 +78,7 @@ unsafe fn load16(p: *const u8) -> __m256i {
 /// # Safety
 /// AVX2 present; `p`'s planes hold stride * rows elements, h1 stride.
 #[target_feature(enable = "avx2")]
-unsafe fn vertical(p: &mut Planes<'_>, y: usize) {
+unsafe fn vertical(p: &mut HalfPlanes<'_>, y: usize) {
     let s = p.stride;
     let g = p.g.as_ptr();
     let h1 = p.h1.as_mut_ptr();
@@ -118,7 +104,7 @@ unsafe fn vertical(p: &mut Planes<'_>, y: usize) {
 /// # Safety
 /// AVX2 present; `p`'s planes hold stride * rows elements, h1 stride.
 #[target_feature(enable = "avx2")]
-unsafe fn horizontal(p: &mut Planes<'_>, y: usize) {
+unsafe fn horizontal(p: &mut HalfPlanes<'_>, y: usize) {
     let s = p.stride;
     let b = p.b.as_mut_ptr();
     let j = p.j.as_mut_ptr();
