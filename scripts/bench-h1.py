@@ -6,8 +6,8 @@ Each encoder codes the same 720p clips at four constant QPs, single thread:
   h264enc        the whole stack (driver, core, software H1), as a user runs it,
                  with --threads 1; its time is that of the device's encode calls,
                  as OpenH264's is that of its encode calls (reading and writing
-                 files excluded); and with its default threads, one per CPU
-                 ("h264enc threads"), whose stream must be the same bytes
+                 files excluded); and with one thread per CPU (--threads 0,
+                 "h264enc threads"), whose stream must be the same bytes
   x264           Debian's build (with its assembly): --preset ultrafast and
                  veryfast, --ref 1 --bframes 0, deblocking on, --tune psnr,
                  --threads 1; veryfast both with its own profile (high: CABAC,
@@ -67,8 +67,7 @@ def enc_h264enc_threads(threads):
     def enc(src, size, qp, out, frames, profile, target_kbps):
         cmd = [H264ENC, "encode", src, "--size", size, "--fps", str(FPS), "--qp", str(qp), "--profile", profile,
                "-o", out]
-        if threads:
-            cmd += ["--threads", str(threads)]
+        cmd += ["--threads", str(threads)]
         r = run(cmd)
         return float(re.search(r"the encoder alone ([0-9.]+) frames/s", r.stdout).group(1))
     return enc
@@ -164,7 +163,7 @@ def main():
     qps = [int(q) for q in a.qps.split(",")]
     encoders = [
         ("h264enc", enc_h264enc),
-        ("h264enc threads", enc_h264enc_threads(None)),
+        ("h264enc threads", enc_h264enc_threads(0)),
         ("openh264", enc_openh264_debian),
         ("openh264 crate", enc_openh264),
         ("x264 ultrafast", enc_x264("ultrafast", [])),

@@ -51,7 +51,7 @@ pub struct EncodeArgs {
     pub frames: Option<u64>,
     /// Frames kept in flight on the device (`None`: the default for the mode).
     pub in_flight: Option<usize>,
-    /// Threads of the software H1; one per CPU when absent.
+    /// Threads of the software H1 (1 when absent; 0: one per CPU).
     pub threads: Option<usize>,
     pub device: String,
     pub recon: Option<String>,
@@ -68,9 +68,11 @@ fn dev_err(what: &str, e: String) -> String {
 pub fn run(a: &EncodeArgs) -> Result<Summary, String> {
     let depth = in_flight(a)?;
     let mut d = if a.device == "virtual" {
-        let threads = a
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads = match a.threads {
+            Some(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(n) => n,
+            None => 1,
+        };
         DeviceThread::spawn(depth, move || {
             let mut d = VirtualDevice::try_open()?;
             d.set_threads(threads);

@@ -179,8 +179,8 @@ struct EncodeCli {
     in_flight: Option<u64>,
     /// Threads of the software H1 (--device virtual), which codes a frame's
     /// macroblock rows as a wavefront; the stream is the same for every
-    /// count (default: one per CPU).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=64))]
+    /// count (default 1; 0: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=64))]
     threads: Option<u64>,
     /// Write the reconstructed frames (raw I420, visible size).
     #[arg(long)]

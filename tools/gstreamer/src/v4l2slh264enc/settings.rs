@@ -70,7 +70,7 @@ impl Default for Settings {
             temporal_layers: 1,
             layer_split: String::new(),
             in_flight: 2,
-            threads: 0,
+            threads: 1,
         }
     }
 }

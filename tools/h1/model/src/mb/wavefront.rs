@@ -28,6 +28,11 @@ const SPINS: u32 = 2000;
 /// Macroblocks a thread writes after deciding one, when it could write more.
 const WRITE_BURST: usize = 2;
 
+/// A counter on a cache line of its own: neighbouring rows' counters are
+/// written by different threads at every macroblock.
+#[repr(align(128))]
+struct Padded(AtomicUsize);
+
 /// The decisions between a thread that made them and the one that writes
 /// them: a ring of macroblock rows, as many as threads can be ahead of the
 /// writer. A slot is the deciding thread's until its row's progress says it
@@ -54,11 +59,11 @@ struct Shared<'a, 'p, W, F> {
     decider: &'a Decider<'a>,
     pic: PicView<'p>,
     /// Macroblocks done in each row, from the left.
-    progress: Vec<AtomicUsize>,
+    progress: Vec<Padded>,
     slots: Slots,
     coder: Mutex<SliceCoder<'a, W, F>>,
     /// Macroblocks written ([`SliceCoder::cursor`]).
-    written: AtomicUsize,
+    written: Padded,
     /// The rate control as of the last checkpoint passed, for the decisions.
     rc: RwLock<InFrameRc>,
     /// Macroblocks whose checkpoint test has run ([`SliceCoder::rc_done`]).
@@ -98,7 +103,7 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 }
                 self.rc_done.store(n + 1, Ordering::Release);
             }
-            if self.progress[n / mb_w].load(Ordering::Acquire) <= n % mb_w {
+            if self.progress[n / mb_w].0.load(Ordering::Acquire) <= n % mb_w {
                 return;
             }
             // SAFETY: macroblock n is done (its row's progress, acquired
@@ -107,7 +112,7 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
             let (d, derived) = unsafe { (*self.slots.cell(n)).take() }
                 .expect("a done macroblock has its decision");
             coder.write(&self.pic, n, &d, derived);
-            self.written.store(n + 1, Ordering::Release);
+            self.written.0.store(n + 1, Ordering::Release);
         }
     }
 
@@ -173,36 +178,44 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
             0 => usize::MAX,
             r => r,
         };
+        // The rate control changes only at checkpoints: a copy, taken again
+        // after each checkpoint passed, spares a lock per macroblock.
+        let mut rc = self.rc.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut rc_as_of = None;
         for mby in (first..mb_h).step_by(step) {
             for mbx in 0..mb_w {
                 let n = mby * mb_w + mbx;
                 if mby > 0 {
-                    let above = &self.progress[mby - 1];
+                    let above = &self.progress[mby - 1].0;
                     let need = (mbx + 2).min(mb_w);
                     self.wait(|| above.load(Ordering::Acquire) >= need);
                 }
                 if let Some(c) = self.gate(n) {
                     self.wait(|| self.rc_done.load(Ordering::Acquire) > c);
+                    if rc_as_of != Some(c) {
+                        rc = self.rc.read().unwrap_or_else(|e| e.into_inner()).clone();
+                        rc_as_of = Some(c);
+                    }
                 }
                 if mby >= self.slots.rows {
                     // The slot's last macroblock, a ring's turn back, is written.
                     let old = n - self.slots.rows * mb_w;
-                    self.wait(|| self.written.load(Ordering::Acquire) > old);
+                    self.wait(|| self.written.0.load(Ordering::Acquire) > old);
                 }
                 let slice = (mby / rows_per_slice) as i32;
-                let d = {
-                    let rc = self.rc.read().unwrap_or_else(|e| e.into_inner());
-                    self.decider.decide(&self.pic, &rc, slice, mbx, mby)
-                };
+                let d = self.decider.decide(&self.pic, &rc, slice, mbx, mby);
                 // SAFETY: macroblock n is this thread's (its row is), coded
                 // once, and published below, after it is stored.
                 let derived = unsafe { reconstruct::store(&self.pic, slice, mbx, mby, &d) };
                 // SAFETY: the slot is this thread's: its last macroblock is
                 // written (waited for above) and n is not published yet.
                 unsafe { *self.slots.cell(n) = Some((d, derived)) };
-                self.progress[mby].store(mbx + 1, Ordering::Release);
+                self.progress[mby].0.store(mbx + 1, Ordering::Release);
                 self.notify();
-                self.try_write(WRITE_BURST);
+                // Only the next macroblock in decoding order unblocks the writer.
+                if self.written.0.load(Ordering::Relaxed) == n {
+                    self.try_write(WRITE_BURST);
+                }
             }
         }
     }
@@ -227,7 +240,7 @@ where
     let shared = Shared {
         decider,
         pic,
-        progress: (0..pic.mb_h).map(|_| AtomicUsize::new(0)).collect(),
+        progress: (0..pic.mb_h).map(|_| Padded(AtomicUsize::new(0))).collect(),
         slots: Slots {
             cells: (0..ring * pic.mb_w)
                 .map(|_| UnsafeCell::new(None))
@@ -236,7 +249,7 @@ where
             mb_w: pic.mb_w,
         },
         coder: Mutex::new(coder),
-        written: AtomicUsize::new(0),
+        written: Padded(AtomicUsize::new(0)),
         rc: RwLock::new(rc.clone()),
         rc_done: AtomicUsize::new(0),
         distance: rc.distance as usize,
