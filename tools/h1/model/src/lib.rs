@@ -112,7 +112,8 @@ impl H1 {
         h1
     }
 
-    /// Codes the frames that follow with `threads` threads ([`H1::with_threads`]).
+    /// Codes the frames that follow with `threads` threads ([`H1::with_threads`]);
+    /// 0 and 1 both mean the caller's thread alone, and at most 64 are used.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads;
     }

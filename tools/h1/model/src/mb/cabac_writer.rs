@@ -33,7 +33,7 @@ impl CabacWriter {
 
 /// Macroblocks A and B of the macroblock at `idx` in its slice.
 fn ab<'v>(pic: &'v PicView<'_>, idx: usize) -> (Option<&'v MbInfo>, Option<&'v MbInfo>) {
-    let w = pic.mb_w;
+    let w = pic.mb_w();
     let (x, y) = ((idx % w) as i32, (idx / w) as i32);
     let slice = pic.mb_at(idx).slice;
     (pic.mb(x - 1, y, slice), pic.mb(x, y - 1, slice))

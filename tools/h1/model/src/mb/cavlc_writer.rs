@@ -19,6 +19,7 @@ pub struct CavlcWriter {
 }
 
 impl CavlcWriter {
+    /// The writer of a slice, a P slice when `p_slice`.
     pub fn new(p_slice: bool) -> Self {
         CavlcWriter {
             bw: BitWriter::new(),
@@ -41,7 +42,7 @@ fn nc_from(na: Option<u8>, nb: Option<u8>) -> i32 {
 /// nC of the luma 4x4 block at raster (bx, by) of macroblock `idx` (9.2.1).
 fn nc_luma(pic: &PicView, idx: usize, bx: usize, by: usize) -> i32 {
     let cur = pic.mb_at(idx);
-    let (mbx, mby) = ((idx % pic.mb_w) as i32, (idx / pic.mb_w) as i32);
+    let (mbx, mby) = ((idx % pic.mb_w()) as i32, (idx / pic.mb_w()) as i32);
     let na = if bx > 0 {
         Some(cur.nz[by * 4 + bx - 1])
     } else {
@@ -58,7 +59,7 @@ fn nc_luma(pic: &PicView, idx: usize, bx: usize, by: usize) -> i32 {
 /// nC of chroma AC block (bx, by) of component `c` of macroblock `idx` (9.2.1).
 fn nc_chroma(pic: &PicView, idx: usize, c: usize, bx: usize, by: usize) -> i32 {
     let cur = pic.mb_at(idx);
-    let (mbx, mby) = ((idx % pic.mb_w) as i32, (idx / pic.mb_w) as i32);
+    let (mbx, mby) = ((idx % pic.mb_w()) as i32, (idx / pic.mb_w()) as i32);
     let na = if bx > 0 {
         Some(cur.nzc[c][by * 2])
     } else {

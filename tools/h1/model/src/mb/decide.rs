@@ -34,6 +34,7 @@ fn lambda(qp: i32) -> u32 {
 pub struct Lambdas([u32; 52]);
 
 impl Lambdas {
+    /// The multipliers of QP 0 to 51.
     pub fn new() -> Self {
         Lambdas(core::array::from_fn(|qp| lambda(qp as i32)))
     }
@@ -58,6 +59,7 @@ pub struct Decider<'a> {
 type NxN = (u32, LumaCoding, [u8; 16]);
 
 impl<'a> Decider<'a> {
+    /// The decision of the macroblocks of `src`, predicting from `refpic`.
     pub fn new(
         p: &'a FrameParams,
         src: &'a Planes,
@@ -161,9 +163,12 @@ impl<'a> Decider<'a> {
             &cpred,
             dsp.quant_chroma,
         );
-        // A vector that is P_Skip's with no residual is P_Skip.
+        // A vector that is P_Skip's with no residual is P_Skip; the MAD
+        // adjustment it had still counts (MB_CNT_OUT counts them all).
         if inter.mv == [skip_mv; 16] && luma.cbp == 0 && chroma.cbp == 0 {
-            return skip(skip_mv, luma.rec, chroma.rec);
+            let mut d = skip(skip_mv, luma.rec, chroma.rec);
+            d.mad = mad.is_some();
+            return d;
         }
         MbDecision {
             kind: MbKind::Inter(inter),

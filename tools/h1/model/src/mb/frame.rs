@@ -86,7 +86,7 @@ impl<'a> FrameCoder<'a> {
             stats: FrameStats::default(),
             rc: p.inframe.clone(),
             lambdas: Lambdas::new(),
-            threads: threads.max(1),
+            threads: threads.clamp(1, 64),
         }
     }
 

@@ -33,6 +33,21 @@ pub struct FrameParams {
     pub dsp: &'static Dsp,
 }
 
+impl FrameParams {
+    /// The slice that macroblock row `mby` belongs to.
+    pub fn slice_of_row(&self, mby: usize) -> usize {
+        match self.slice_rows {
+            0 => 0,
+            rows => mby / rows,
+        }
+    }
+
+    /// The first macroblock row of slice `slice`.
+    pub fn first_row_of_slice(&self, slice: usize) -> usize {
+        slice * self.slice_rows
+    }
+}
+
 /// Statistics of a coded frame, as the H1 reports them.
 #[derive(Clone, Debug, Default)]
 pub struct FrameStats {

@@ -31,7 +31,6 @@ pub struct SliceCoder<'a, W, F> {
     p: &'a FrameParams,
     new_writer: F,
     mb_w: usize,
-    rows_per_slice: usize,
     total: usize,
     /// The in-frame rate control as the checkpoints so far left it.
     pub rc: InFrameRc,
@@ -65,11 +64,6 @@ impl<'a, W: EntropyWriter, F: Fn(bool) -> W> SliceCoder<'a, W, F> {
             p,
             new_writer,
             mb_w,
-            rows_per_slice: if p.slice_rows == 0 {
-                usize::MAX
-            } else {
-                p.slice_rows
-            },
             total,
             rc: rc.clone(),
             w: None,
@@ -85,7 +79,7 @@ impl<'a, W: EntropyWriter, F: Fn(bool) -> W> SliceCoder<'a, W, F> {
 
     /// Slice index of macroblock address `n`.
     pub fn slice_of(&self, n: usize) -> i32 {
-        ((n / self.mb_w) / self.rows_per_slice) as i32
+        self.p.slice_of_row(n / self.mb_w) as i32
     }
 
     /// Whether macroblock `n` starts a slice.
@@ -126,7 +120,9 @@ impl<'a, W: EntropyWriter, F: Fn(bool) -> W> SliceCoder<'a, W, F> {
                 let (data, bins) = w.finish();
                 self.stats.bins += bins;
                 self.bits_done += data.bit_len() as u64;
-                let first_row = (n / self.mb_w) / self.rows_per_slice * self.rows_per_slice;
+                let first_row = self
+                    .p
+                    .first_row_of_slice(self.p.slice_of_row(n / self.mb_w));
                 self.slices.push(SliceData {
                     first_mb: first_row * self.mb_w,
                     data,

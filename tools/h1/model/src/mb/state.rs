@@ -112,6 +112,17 @@ pub struct PictureState {
 impl PictureState {
     /// A view of the picture for the macroblock stages, for as long as it is borrowed.
     pub fn view(&mut self) -> PicView<'_> {
+        // The view's reads and writes are checked against the picture's
+        // size, so the buffers must hold a picture of that size.
+        let (w, h) = (self.mb_w, self.mb_h);
+        assert!(
+            self.rec.y.len() >= w * h * 256
+                && self.rec.cb.len() >= w * h * 64
+                && self.rec.cr.len() >= w * h * 64
+                && self.mbs.len() >= w * h
+                && self.motion.len() >= w * h * 16,
+            "the picture's buffers are smaller than {w}x{h} macroblocks"
+        );
         PicView {
             mb_w: self.mb_w,
             mb_h: self.mb_h,
@@ -130,22 +141,25 @@ impl PictureState {
 ///
 /// Reads go through raw pointers, one element at a time. The rule that makes
 /// them sound: a macroblock's samples, motion and [`MbInfo`] are written once,
-/// by [`PicView::store_mb`] in the thread that decided it, before any other
-/// thread learns (through a release store it reads with acquire ordering)
-/// that the macroblock is done; and a thread reads only macroblocks it
-/// knows are done, or that no thread codes before it does (the ones right
-/// of and below it, which still hold the frame's initial values).
-#[derive(Clone, Copy)]
+/// by [`PicView::store_mb`] in the thread that decided it, and no other
+/// thread reads them before it learns (through a release store it reads
+/// with acquire ordering) that the macroblock is done. The decision of
+/// macroblock (x, y) reads macroblocks (x - 1, y) and (x - 1..=x + 1, y - 1),
+/// done before it, and, of the macroblock right of it in its own row, which
+/// the same thread codes later, the slice index still unset; the writer
+/// reads the macroblock it writes and those left of and above it, all done.
+/// The view is neither `Clone` nor `Copy`: it borrows the picture mutably,
+/// so no other view or reference to the buffers exists while it lives.
 pub struct PicView<'a> {
-    pub mb_w: usize,
-    pub mb_h: usize,
+    mb_w: usize,
+    mb_h: usize,
     y: *mut u8,
     cb: *mut u8,
     cr: *mut u8,
     mbs: *mut MbInfo,
     motion: *mut BlockMotion,
     /// constrained_intra_pred_flag: inter neighbours do not predict intra ones.
-    pub constrained_intra_pred: bool,
+    constrained_intra_pred: bool,
     _owner: PhantomData<&'a mut PictureState>,
 }
 
@@ -157,6 +171,16 @@ unsafe impl Send for PicView<'_> {}
 unsafe impl Sync for PicView<'_> {}
 
 impl PicView<'_> {
+    /// Width in macroblocks.
+    pub fn mb_w(&self) -> usize {
+        self.mb_w
+    }
+
+    /// Height in macroblocks.
+    pub fn mb_h(&self) -> usize {
+        self.mb_h
+    }
+
     /// Luma row stride.
     pub fn stride(&self) -> usize {
         self.mb_w * 16
@@ -170,8 +194,8 @@ impl PicView<'_> {
     /// The [`MbInfo`] of macroblock address `idx`.
     pub fn mb_at(&self, idx: usize) -> &MbInfo {
         assert!(idx < self.mb_w * self.mb_h);
-        // SAFETY: in bounds (above); the element is not being written (the
-        // rule of [`PicView`]).
+        // SAFETY: in bounds (above; `view` checked the buffers' lengths); the
+        // element is not being written (the rule of [`PicView`]).
         unsafe { &*self.mbs.add(idx) }
     }
 
@@ -183,8 +207,9 @@ impl PicView<'_> {
             _ => (self.cr, self.cstride(), self.mb_h * 8),
         };
         assert!(x + N <= stride && y < rows);
-        // SAFETY: in bounds (above); samples of done macroblocks only (the
-        // rule of [`PicView`]); an unaligned array read of u8 is always aligned.
+        // SAFETY: in bounds (above; `view` checked the buffers' lengths);
+        // samples of done macroblocks only (the rule of [`PicView`]); an
+        // array of u8 has alignment 1, so any address is aligned for it.
         unsafe { base.add(y * stride + x).cast::<[u8; N]>().read() }
     }
 
@@ -196,7 +221,8 @@ impl PicView<'_> {
     /// The motion of the 4x4 block at global 4x4 position (bx, by).
     fn block_motion(&self, bx: usize, by: usize) -> BlockMotion {
         assert!(bx < self.mb_w * 4 && by < self.mb_h * 4);
-        // SAFETY: in bounds (above); the block's macroblock is done (the rule of [`PicView`]).
+        // SAFETY: in bounds (above; `view` checked the buffers' lengths); the
+        // block's macroblock is done (the rule of [`PicView`]).
         unsafe { self.motion.add(by * self.mb_w * 4 + bx).read() }
     }
 
@@ -206,7 +232,8 @@ impl PicView<'_> {
     /// # Safety
     ///
     /// Only the thread coding macroblock (mbx, mby) calls it, once per frame,
-    /// before it tells other threads that the macroblock is done.
+    /// before it tells other threads that the macroblock is done, and no
+    /// other thread reads the macroblock before then.
     pub unsafe fn store_mb(
         &self,
         mbx: usize,

@@ -17,12 +17,12 @@ use super::slice_coder::{CodedFrame, SliceCoder};
 use super::state::PicView;
 use crate::ratectl::{InFrameRc, CHECKPOINTS};
 use std::cell::UnsafeCell;
-use std::sync::atomic::{fence, AtomicUsize, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
 use std::time::Duration;
 
-/// Iterations a waiting thread spins before it sleeps: about as long as a
-/// macroblock takes, the usual wait of the wavefront.
+/// Iterations a waiting thread spins before it sleeps (some microseconds):
+/// most waits of the wavefront end within a macroblock's decision.
 const SPINS: u32 = 2000;
 
 /// Macroblocks a thread writes after deciding one, when it could write more.
@@ -67,13 +67,26 @@ struct Shared<'a, 'p, W, F> {
     /// The rate control as of the last checkpoint passed, for the decisions.
     rc: RwLock<InFrameRc>,
     /// Macroblocks whose checkpoint test has run ([`SliceCoder::rc_done`]).
-    rc_done: AtomicUsize,
+    rc_done: Padded,
     /// Macroblocks between checkpoints (0: none).
     distance: usize,
     /// Threads asleep in [`Shared::wait`], and what wakes them: a thread
     /// that spins while the one it waits for has no core would slow both.
-    sleepers: AtomicUsize,
+    sleepers: Padded,
     wake: (Mutex<()>, Condvar),
+    /// A thread panicked: the others stop waiting for it and panic too.
+    failed: AtomicBool,
+}
+
+/// Sets [`Shared::failed`] when the thread holding it unwinds.
+struct FailGuard<'a>(&'a AtomicBool);
+
+impl Drop for FailGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
 }
 
 impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
@@ -91,7 +104,7 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
     /// order and decided, running the checkpoint test before each; returns
     /// when the next is not decided yet.
     fn write_ready(&self, coder: &mut SliceCoder<'_, W, F>, limit: usize) {
-        let mb_w = self.pic.mb_w;
+        let mb_w = self.pic.mb_w();
         let total = self.progress.len() * mb_w;
         let end = coder.cursor.saturating_add(limit).min(total);
         while coder.cursor < end {
@@ -101,9 +114,9 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 if self.gate(n) == Some(n) {
                     *self.rc.write().unwrap_or_else(|e| e.into_inner()) = coder.rc.clone();
                 }
-                self.rc_done.store(n + 1, Ordering::Release);
+                self.rc_done.0.store(n + 1, Ordering::Release);
             }
-            if self.progress[n / mb_w].0.load(Ordering::Acquire) <= n % mb_w {
+            if !self.decided(n) {
                 return;
             }
             // SAFETY: macroblock n is done (its row's progress, acquired
@@ -116,17 +129,36 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
         }
     }
 
+    /// Whether macroblock `n` is decided and stored (acquiring it).
+    fn decided(&self, n: usize) -> bool {
+        let mb_w = self.pic.mb_w();
+        self.progress[n / mb_w].0.load(Ordering::Acquire) > n % mb_w
+    }
+
     /// Writes at most `limit` macroblocks that are ready if no other thread
     /// is writing. A thread that has macroblocks to decide writes a few, so
     /// that the threads waiting for its row do not wait for a whole row's
     /// writing; a waiting thread writes all there is.
     fn try_write(&self, limit: usize) {
-        if let Ok(mut coder) = self.coder.try_lock() {
-            let before = coder.cursor;
+        loop {
+            let Ok(mut coder) = self.coder.try_lock() else {
+                return;
+            };
+            let before = (coder.cursor, coder.rc_done);
             self.write_ready(&mut coder, limit);
-            if coder.cursor != before {
-                drop(coder);
+            let (cursor, rc_done) = (coder.cursor, coder.rc_done);
+            drop(coder);
+            if (cursor, rc_done) != before {
                 self.notify();
+            }
+            // A thread that stored the next macroblock while this one held
+            // the coder found it locked: look again, now that it is free
+            // (the fences order the release before the look, as the other
+            // thread's fence orders its store before its attempt).
+            fence(Ordering::SeqCst);
+            let total = self.progress.len() * self.pic.mb_w();
+            if limit != usize::MAX || cursor >= total || !self.decided(cursor) {
+                return;
             }
         }
     }
@@ -138,7 +170,7 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
         // that one of the two sees the other: else the waiter sleeps out
         // its timeout.
         fence(Ordering::SeqCst);
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
+        if self.sleepers.0.load(Ordering::SeqCst) > 0 {
             let _lock = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
             self.wake.1.notify_all();
         }
@@ -151,15 +183,17 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
             if ready() {
                 return;
             }
+            self.check_failed();
             if i % 64 == 0 {
                 self.try_write(usize::MAX);
             }
             std::hint::spin_loop();
         }
         while !ready() {
+            self.check_failed();
             self.try_write(usize::MAX);
             let lock = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
-            self.sleepers.fetch_add(1, Ordering::SeqCst);
+            self.sleepers.0.fetch_add(1, Ordering::SeqCst);
             fence(Ordering::SeqCst);
             // Progress published before the count went up was missed by its
             // notify: look once more before sleeping. A notify after this
@@ -167,17 +201,21 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
             if !ready() {
                 let _ = self.wake.1.wait_timeout(lock, Duration::from_millis(5));
             }
-            self.sleepers.fetch_sub(1, Ordering::SeqCst);
+            self.sleepers.0.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Panics if another thread did: what it was to do will never be done.
+    fn check_failed(&self) {
+        if self.failed.load(Ordering::Relaxed) {
+            panic!("another thread coding the frame panicked");
         }
     }
 
     /// Codes the rows `first, first + step, ...`.
     fn code_rows(&self, first: usize, step: usize) {
-        let (mb_w, mb_h) = (self.pic.mb_w, self.pic.mb_h);
-        let rows_per_slice = match self.decider.p.slice_rows {
-            0 => usize::MAX,
-            r => r,
-        };
+        let _guard = FailGuard(&self.failed);
+        let (mb_w, mb_h) = (self.pic.mb_w(), self.pic.mb_h());
         // The rate control changes only at checkpoints: a copy, taken again
         // after each checkpoint passed, spares a lock per macroblock.
         let mut rc = self.rc.read().unwrap_or_else(|e| e.into_inner()).clone();
@@ -191,7 +229,7 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                     self.wait(|| above.load(Ordering::Acquire) >= need);
                 }
                 if let Some(c) = self.gate(n) {
-                    self.wait(|| self.rc_done.load(Ordering::Acquire) > c);
+                    self.wait(|| self.rc_done.0.load(Ordering::Acquire) > c);
                     if rc_as_of != Some(c) {
                         rc = self.rc.read().unwrap_or_else(|e| e.into_inner()).clone();
                         rc_as_of = Some(c);
@@ -202,7 +240,7 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                     let old = n - self.slots.rows * mb_w;
                     self.wait(|| self.written.0.load(Ordering::Acquire) > old);
                 }
-                let slice = (mby / rows_per_slice) as i32;
+                let slice = self.decider.p.slice_of_row(mby) as i32;
                 let d = self.decider.decide(&self.pic, &rc, slice, mbx, mby);
                 // SAFETY: macroblock n is this thread's (its row is), coded
                 // once, and published below, after it is stored.
@@ -211,9 +249,11 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 // written (waited for above) and n is not published yet.
                 unsafe { *self.slots.cell(n) = Some((d, derived)) };
                 self.progress[mby].0.store(mbx + 1, Ordering::Release);
+                // The fence in `notify` orders that store before this look at
+                // the written count (see `try_write`).
                 self.notify();
                 // Only the next macroblock in decoding order unblocks the writer.
-                if self.written.0.load(Ordering::Relaxed) == n {
+                if self.written.0.load(Ordering::Acquire) == n {
                     self.try_write(WRITE_BURST);
                 }
             }
@@ -234,29 +274,33 @@ where
     W: EntropyWriter + Send,
     F: Fn(bool) -> W + Send + Sync,
 {
+    let threads = threads.max(1);
+    let (mb_w, mb_h) = (pic.mb_w(), pic.mb_h());
     // Threads are at most `threads` rows ahead of the writer, and one more
     // row lets the leading thread run on while the writer finishes a row.
-    let ring = (threads + 1).min(pic.mb_h);
+    let ring = (threads + 1).min(mb_h);
     let shared = Shared {
         decider,
         pic,
-        progress: (0..pic.mb_h).map(|_| Padded(AtomicUsize::new(0))).collect(),
+        progress: (0..mb_h).map(|_| Padded(AtomicUsize::new(0))).collect(),
         slots: Slots {
-            cells: (0..ring * pic.mb_w)
-                .map(|_| UnsafeCell::new(None))
-                .collect(),
+            cells: (0..ring * mb_w).map(|_| UnsafeCell::new(None)).collect(),
             rows: ring,
-            mb_w: pic.mb_w,
+            mb_w,
         },
         coder: Mutex::new(coder),
         written: Padded(AtomicUsize::new(0)),
         rc: RwLock::new(rc.clone()),
-        rc_done: AtomicUsize::new(0),
+        rc_done: Padded(AtomicUsize::new(0)),
         distance: rc.distance as usize,
-        sleepers: AtomicUsize::new(0),
+        sleepers: Padded(AtomicUsize::new(0)),
         wake: (Mutex::new(()), Condvar::new()),
+        failed: AtomicBool::new(false),
     };
     std::thread::scope(|s| {
+        // A failed spawn panics here: the threads already running stop
+        // waiting for the rows no thread will code.
+        let _guard = FailGuard(&shared.failed);
         for t in 1..threads {
             let shared = &shared;
             s.spawn(move || shared.code_rows(t, threads));
