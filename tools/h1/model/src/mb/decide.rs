@@ -7,7 +7,7 @@ use super::motion_search::MotionSearch;
 use super::params::FrameParams;
 use super::partition::PartMode;
 use super::residual::{code_chroma, code_luma_i16, code_luma_inter, code_luma_inter8};
-use super::state::PicView;
+use super::state::{LumaEdges, PicView};
 use crate::intra;
 use crate::picture::Planes;
 use crate::ratectl::InFrameRc;
@@ -94,7 +94,8 @@ impl<'a> Decider<'a> {
                 .copy_from_slice(&self.src.y[(mby * 16 + r) * s + mbx * 16..][..16]);
         }
         let Some(rp) = self.refpic.filter(|_| !self.p.intra) else {
-            return self.decide_intra(pic, slice, (x, y), &src, qp, lam, None);
+            let edges = pic.luma_edges(slice, x, y);
+            return self.decide_intra(pic, slice, (x, y), &edges, &src, qp, lam, None);
         };
         let ms = MotionSearch {
             p: self.p,
@@ -133,10 +134,12 @@ impl<'a> Decider<'a> {
             intra_search::best_i16(dsp, &edges, &src, lam, false)
         };
         // Intra 4x4 (and 8x8) only where intra prediction is already in the running.
-        let nxn = (i16.1 < inter.cost).then(|| self.best_nxn(pic, slice, (x, y), &src, qp, lam));
+        let nxn =
+            (i16.1 < inter.cost).then(|| self.best_nxn(pic, slice, (x, y), &edges, &src, qp, lam));
         let intra_cost = nxn.as_ref().map_or(i16.1, |n| n.0.min(i16.1));
         if inter.cost > intra_cost {
-            return self.decide_intra(pic, slice, (x, y), &src, qp, lam, Some((i16, nxn)));
+            let searched = Some((i16, nxn));
+            return self.decide_intra(pic, slice, (x, y), &edges, &src, qp, lam, searched);
         }
         ms.predict_inter(mbx, mby, &inter, &mut pred, &mut cpred);
         // Well-predicted macroblocks may get the MAD adjustment.
@@ -188,21 +191,24 @@ impl<'a> Decider<'a> {
         pic: &PicView,
         slice: i32,
         (x, y): (i32, i32),
+        edges: &LumaEdges,
         src: &[u8; 256],
         qp: i32,
         lam: u32,
         searched: Option<((u8, u32), Option<NxN>)>,
     ) -> MbDecision {
-        let edges = pic.luma_edges(slice, x, y);
         let ((i16_mode, i16_cost), nxn) = searched.unwrap_or_else(|| {
-            let i16 = intra_search::best_i16(self.p.dsp, &edges, src, lam, self.p.intra);
-            (i16, Some(self.best_nxn(pic, slice, (x, y), src, qp, lam)))
+            let i16 = intra_search::best_i16(self.p.dsp, edges, src, lam, self.p.intra);
+            (
+                i16,
+                Some(self.best_nxn(pic, slice, (x, y), edges, src, qp, lam)),
+            )
         });
         let (kind, luma) = match nxn {
             Some((cost, luma, modes)) if cost < i16_cost => (MbKind::INxN(modes), luma),
             _ => (
                 MbKind::I16x16(i16_mode),
-                code_luma_i16(&edges, src, i16_mode, qp),
+                code_luma_i16(edges, src, i16_mode, qp),
             ),
         };
         let (chroma_mode, cpred) =
@@ -228,20 +234,23 @@ impl<'a> Decider<'a> {
     }
 
     /// The cheaper of Intra_4x4 and (with the 8x8 transform) Intra_8x8.
+    #[allow(clippy::too_many_arguments)]
     fn best_nxn(
         &self,
         pic: &PicView,
         slice: i32,
         xy: (i32, i32),
+        edges: &LumaEdges,
         src: &[u8; 256],
         qp: i32,
         lam: u32,
     ) -> NxN {
-        let i4 = intra_search::search_nxn::<Intra4x4>(self.p.dsp, pic, slice, xy, src, qp, lam);
+        let dsp = self.p.dsp;
+        let i4 = intra_search::search_nxn::<Intra4x4>(dsp, pic, slice, xy, edges, src, qp, lam);
         if !self.p.transform_8x8 {
             return i4;
         }
-        let i8 = intra_search::search_nxn::<Intra8x8>(self.p.dsp, pic, slice, xy, src, qp, lam);
+        let i8 = intra_search::search_nxn::<Intra8x8>(dsp, pic, slice, xy, edges, src, qp, lam);
         if i8.0 < i4.0 {
             i8
         } else {

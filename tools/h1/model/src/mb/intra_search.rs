@@ -212,18 +212,19 @@ pub fn predicted_mode<B: IntraNxN>(
 
 /// Intra_NxN with a per-block mode decision; returns its cost, its coding
 /// and the mode of each 4x4 block (raster; an 8x8 block's repeated).
+#[allow(clippy::too_many_arguments)]
 pub fn search_nxn<B: IntraNxN>(
     dsp: &Dsp,
     pic: &PicView,
     slice: i32,
     (x, y): (i32, i32),
+    edges: &LumaEdges,
     src: &[u8; 256],
     qp: i32,
     lam: u32,
 ) -> (u32, LumaCoding, [u8; 16]) {
     let n = B::N;
     let last = B::per_side() - 1;
-    let edges = pic.luma_edges(slice, x, y);
     let tra = pic.intra_avail(x + 1, y - 1, slice);
     let mut top_right = [0u8; 8];
     if tra {
