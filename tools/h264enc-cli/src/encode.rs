@@ -212,13 +212,17 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
     // What the completion of a queued frame needs from its queueing.
     struct Queued {
         index: u64,
-        frame: Vec<u8>,
+        frame: std::sync::Arc<Vec<u8>>,
         timestamp: u64,
         params: v4l2_ctrl_h264_encode_params,
         rc: v4l2_ctrl_h264_encode_rc,
         target: u32,
     }
     let mut queued = std::collections::VecDeque::new();
+    // Frame buffers the device is done with, read into again: a frame of
+    // 720p is larger than what the allocator keeps, and a new one per frame
+    // costs its page faults every time.
+    let mut spare: Vec<Vec<u8>> = Vec::new();
     d.set_read_recon(recon.is_some() || a.stats.is_some());
     // Takes the oldest frame in flight to the output; a failed frame may be
     // queued again (only with one frame in flight: it leaves the stream as
@@ -226,7 +230,8 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
     let mut complete = |d: &mut DeviceThread,
                         q: Queued,
                         summary: &mut Summary,
-                        client_rc: &mut Option<ClientRc>|
+                        client_rc: &mut Option<ClientRc>,
+                        spare: &mut Vec<Vec<u8>>|
      -> Result<(), String> {
         let i = q.index;
         let mut tries = 0;
@@ -310,6 +315,11 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
         if let Some(b) = &bar {
             b.inc(1);
         }
+        // The device thread may not have dropped its share yet: then the
+        // buffer goes, and a new one is made.
+        if let Ok(frame) = std::sync::Arc::try_unwrap(q.frame) {
+            spare.push(frame);
+        }
         Ok(())
     };
     let result = (|| -> Result<(), String> {
@@ -318,7 +328,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
             if a.frames.is_some_and(|n| i >= n) {
                 break;
             }
-            let mut frame = Vec::new();
+            let mut frame = spare.pop().unwrap_or_default();
             if !src.read_frame(&mut frame)? {
                 break;
             }
@@ -351,6 +361,7 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
                 rcc.qp = qp;
                 target = bits;
             }
+            let frame = std::sync::Arc::new(frame);
             d.queue(frame.clone(), ts, Some(params), Some(rcc))
                 .map_err(|e| dev_err(&format!("frame {i}"), e))?;
             queued.push_back(Queued {
@@ -365,12 +376,12 @@ pub fn run_on(a: &EncodeArgs, d: &mut DeviceThread) -> Result<Summary, String> {
             // that one is written out and the next one read.
             while d.full() {
                 let q = queued.pop_front().ok_or("no frame in flight")?;
-                complete(d, q, &mut summary, &mut client_rc)?;
+                complete(d, q, &mut summary, &mut client_rc, &mut spare)?;
             }
             i += 1;
         }
         while let Some(q) = queued.pop_front() {
-            complete(d, q, &mut summary, &mut client_rc)?;
+            complete(d, q, &mut summary, &mut client_rc, &mut spare)?;
         }
         Ok(())
     })();

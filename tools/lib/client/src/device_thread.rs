@@ -192,10 +192,11 @@ impl DeviceThread {
 
     /// Queues one frame (one request) and returns without waiting for it;
     /// the per-frame controls left out as `None`, as in
-    /// [`Device::encode_request`].
+    /// [`Device::encode_request`]. The frame is any owned bytes, such as
+    /// an `Arc` the caller keeps a clone of, so that the frame needs no copy.
     pub fn queue(
         &mut self,
-        frame: Vec<u8>,
+        frame: impl std::ops::Deref<Target: AsRef<[u8]>> + Send + 'static,
         timestamp: u64,
         params: Option<v4l2_ctrl_h264_encode_params>,
         rc: Option<v4l2_ctrl_h264_encode_rc>,
@@ -210,7 +211,7 @@ impl DeviceThread {
                 }
                 let r = w
                     .dev
-                    .submit(&frame, timestamp, params.as_ref(), rc.as_ref());
+                    .submit((*frame).as_ref(), timestamp, params.as_ref(), rc.as_ref());
                 w.submitted.push_back(Submitted {
                     refused: r.err(),
                     read_recon,
@@ -218,9 +219,9 @@ impl DeviceThread {
                 return;
             }
             let start = std::time::Instant::now();
-            let r = w
-                .dev
-                .encode_request(&frame, timestamp, params.as_ref(), rc.as_ref());
+            let r =
+                w.dev
+                    .encode_request((*frame).as_ref(), timestamp, params.as_ref(), rc.as_ref());
             let _ = w.done.send(finish(w.dev.as_mut(), r, read_recon, start));
         }))?;
         self.in_flight += 1;
