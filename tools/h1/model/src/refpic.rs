@@ -10,7 +10,9 @@
 //! A loaded picture gets its half-sample rows band by band, just before the
 //! coder reaches them ([`RefPicture::prepare_half_rows`]): computed all at
 //! once they would have left the cache by the time the search reads them.
-//! Predictions that would read rows not yet computed take the
+//! Several threads compute them all first instead, a band each
+//! ([`RefPicture::prepare_all_half_rows`]), since their wavefront reads
+//! rows in any order. Predictions that would read rows not yet computed take the
 //! sample-by-sample path, so the lazy planes change speed, never results.
 
 use crate::inter::{self, mc_chroma, mc_luma, RefPlane, SadAvgFn, SadFn};
@@ -229,6 +231,61 @@ impl RefPicture {
         self.compute_half_rows(PAD + (mby + 1) * 16 + reach + MARGIN as usize + 1);
     }
 
+    /// Computes the half-sample rows of the whole picture, as
+    /// [`RefPicture::prepare_half_rows`] does for its last macroblock row,
+    /// in `threads` bands at once: the wavefront reads them in any order,
+    /// and a band computed by each thread is in that thread's cache.
+    pub fn prepare_all_half_rows(&mut self, reach: usize, threads: usize) {
+        let s = self.g.stride;
+        let rows = self.g.data.len() / s;
+        let height = rows - 2 * PAD;
+        let end = (PAD + height + reach + MARGIN as usize + 1).min(rows);
+        let first = self.half_rows;
+        if end <= first {
+            return;
+        }
+        let per = (end - first).div_ceil(threads.clamp(1, 64));
+        let half_planes = self.k.half_planes;
+        let g = &self.g.data[..];
+        let mut rest = (
+            &mut self.b.data[first * s..end * s],
+            &mut self.h.data[first * s..end * s],
+            &mut self.j.data[first * s..end * s],
+        );
+        std::thread::scope(|scope| {
+            let mut at = first;
+            while at < end {
+                let stop = (at + per).min(end);
+                let n = (stop - at) * s;
+                let (b, b_rest) = core::mem::take(&mut rest.0).split_at_mut(n);
+                let (h, h_rest) = core::mem::take(&mut rest.1).split_at_mut(n);
+                let (j, j_rest) = core::mem::take(&mut rest.2).split_at_mut(n);
+                rest = (b_rest, h_rest, j_rest);
+                let mut band = move || {
+                    half_planes(HalfPlanes {
+                        g,
+                        h1: &mut vec![0; s],
+                        b,
+                        h,
+                        j,
+                        stride: s,
+                        rows,
+                        first: at,
+                        end: stop,
+                    })
+                };
+                // The last band is this thread's.
+                if stop == end {
+                    band();
+                } else {
+                    scope.spawn(band);
+                }
+                at = stop;
+            }
+        });
+        self.half_rows = end;
+    }
+
     /// Computes the half-sample planes down to padded row `end` (exclusive).
     fn compute_half_rows(&mut self, end: usize) {
         let s = self.g.stride;
@@ -237,15 +294,16 @@ impl RefPicture {
         if end <= self.half_rows {
             return;
         }
+        let first = self.half_rows;
         let planes = HalfPlanes {
             g: &self.g.data,
             h1: &mut self.h1,
-            b: &mut self.b.data,
-            h: &mut self.h.data,
-            j: &mut self.j.data,
+            b: &mut self.b.data[first * s..end * s],
+            h: &mut self.h.data[first * s..end * s],
+            j: &mut self.j.data[first * s..end * s],
             stride: s,
             rows,
-            first: self.half_rows,
+            first,
             end,
         };
         (self.k.half_planes)(planes);
@@ -512,12 +570,14 @@ pub fn bilinear8(src: &[u8], s: usize, wts: [u16; 4], h: usize, out: &mut [u8], 
     }
 }
 
-/// The buffers of the three half-sample planes and what they are computed
-/// from: a padded luma plane `g` of `rows` rows of `stride` samples and a
-/// row of h1 intermediates.
+/// A band of rows of the three half-sample planes and what they are
+/// computed from: a padded luma plane `g` of `rows` rows of `stride`
+/// samples and a row of h1 intermediates. `b`, `h` and `j` hold only the
+/// band's rows, so that bands of one picture can be computed at once.
 pub struct HalfPlanes<'a> {
     pub g: &'a [u8],
     pub h1: &'a mut [i16],
+    /// Rows `first..end` of b, h and j.
     pub b: &'a mut [u8],
     pub h: &'a mut [u8],
     pub j: &'a mut [u8],
@@ -539,7 +599,7 @@ pub fn half_planes(p: HalfPlanes) {
         if (2..rows - 3).contains(&y) {
             let r = |k: usize| &g[(y + k - 2) * s..(y + k - 1) * s];
             let (r0, r1, r2, r3, r4, r5) = (r(0), r(1), r(2), r(3), r(4), r(5));
-            let hout = &mut p.h[y * s..(y + 1) * s];
+            let hout = &mut p.h[(y - p.first) * s..(y - p.first + 1) * s];
             for x in 0..s {
                 let v = tap6(
                     r0[x] as i32,
@@ -556,8 +616,9 @@ pub fn half_planes(p: HalfPlanes) {
             h1.fill(0);
         }
         let row = &g[y * s..(y + 1) * s];
-        tap6_row(row, &mut p.b[y * s + 2..(y + 1) * s - 3], 16, 5);
-        tap6_row(&*h1, &mut p.j[y * s + 2..(y + 1) * s - 3], 512, 10);
+        let band = (y - p.first) * s;
+        tap6_row(row, &mut p.b[band + 2..band + s - 3], 16, 5);
+        tap6_row(&*h1, &mut p.j[band + 2..band + s - 3], 512, 10);
     }
 }
 

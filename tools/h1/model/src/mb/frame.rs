@@ -123,7 +123,7 @@ impl<'a> FrameCoder<'a> {
             if let Some(rp) = self.refpic.as_deref_mut() {
                 // Threads read the reference's rows in any order: all of them, first.
                 let reach = self.p.search_range[1].max(0) as usize + 1;
-                rp.prepare_half_rows(self.pic.mb_h - 1, reach);
+                rp.prepare_all_half_rows(reach, threads);
             }
             let decider = Decider::new(self.p, self.src, self.refpic.as_deref(), &self.lambdas);
             let (mb_w, total) = (self.pic.mb_w, self.pic.mb_w * self.pic.mb_h);

@@ -13,6 +13,7 @@ use crate::tables::BLK_TO_RASTER;
 use crate::transform8x8::ZIGZAG_8X8;
 
 /// The syntax values of a macroblock that its neighbours determine.
+#[derive(Clone, Copy)]
 pub struct Derived {
     /// mvd_l0 of each partition, in coding order.
     pub mvd: [[i32; 2]; 16],

@@ -1,8 +1,9 @@
 //! Several threads code a frame's macroblocks as a wavefront: each thread
 //! takes macroblock rows in turn, and codes a macroblock once the macroblock
 //! above and right of it is done, which its decision reads (8.3.1.2,
-//! 8.4.1.3). Whichever thread finds the next macroblock in decoding order
-//! decided writes it, so the stream is the one a single thread makes.
+//! 8.4.1.3). A thread that waits writes the macroblocks that are next in
+//! decoding order and decided, so the stream is the one a single thread
+//! makes, and the writing fills time the thread would otherwise wait.
 //!
 //! The rate control orders one more thing: at a checkpoint the QP of the
 //! macroblocks that follow depends on the bits written before it, so no
@@ -24,9 +25,6 @@ use std::time::Duration;
 /// Iterations a waiting thread spins before it sleeps (some microseconds):
 /// most waits of the wavefront end within a macroblock's decision.
 const SPINS: u32 = 2000;
-
-/// Macroblocks a thread writes after deciding one, when it could write more.
-const WRITE_BURST: usize = 2;
 
 /// A counter on a cache line of its own: neighbouring rows' counters are
 /// written by different threads at every macroblock.
@@ -100,14 +98,13 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
         (k > 0).then_some(k * self.distance)
     }
 
-    /// Writes at most `limit` of the macroblocks that are next in decoding
-    /// order and decided, running the checkpoint test before each; returns
-    /// when the next is not decided yet.
-    fn write_ready(&self, coder: &mut SliceCoder<'_, W, F>, limit: usize) {
+    /// Writes the macroblocks that are next in decoding order and decided,
+    /// running the checkpoint test before each; returns when the next is not
+    /// decided yet.
+    fn write_ready(&self, coder: &mut SliceCoder<'_, W, F>) {
         let mb_w = self.pic.mb_w();
         let total = self.progress.len() * mb_w;
-        let end = coder.cursor.saturating_add(limit).min(total);
-        while coder.cursor < end {
+        while coder.cursor < total {
             let n = coder.cursor;
             if coder.rc_done == n {
                 coder.before_mb(n);
@@ -121,10 +118,12 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
             }
             // SAFETY: macroblock n is done (its row's progress, acquired
             // above) and not yet written: its slot is the writer's, which
-            // this thread is while it holds the coder.
-            let (d, derived) = unsafe { (*self.slots.cell(n)).take() }
+            // this thread is while it holds the coder, until the written
+            // count below passes it. Read in place: a decision is kilobytes.
+            let (d, derived) = unsafe { &*self.slots.cell(n) }
+                .as_ref()
                 .expect("a done macroblock has its decision");
-            coder.write(&self.pic, n, &d, derived);
+            coder.write(&self.pic, n, d, *derived);
             self.written.0.store(n + 1, Ordering::Release);
         }
     }
@@ -135,29 +134,28 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
         self.progress[n / mb_w].0.load(Ordering::Acquire) > n % mb_w
     }
 
-    /// Writes at most `limit` macroblocks that are ready if no other thread
-    /// is writing. A thread that has macroblocks to decide writes a few, so
-    /// that the threads waiting for its row do not wait for a whole row's
-    /// writing; a waiting thread writes all there is.
-    fn try_write(&self, limit: usize) {
+    /// Writes the macroblocks that are ready if no other thread is writing.
+    /// Only a waiting thread writes: the thread a row waits for is then never
+    /// the one that writes, and the writing fills the waits.
+    fn try_write(&self) {
         loop {
             let Ok(mut coder) = self.coder.try_lock() else {
                 return;
             };
             let before = (coder.cursor, coder.rc_done);
-            self.write_ready(&mut coder, limit);
+            self.write_ready(&mut coder);
             let (cursor, rc_done) = (coder.cursor, coder.rc_done);
             drop(coder);
             if (cursor, rc_done) != before {
                 self.notify();
             }
-            // A thread that stored the next macroblock while this one held
-            // the coder found it locked: look again, now that it is free
-            // (the fences order the release before the look, as the other
-            // thread's fence orders its store before its attempt).
+            // The next macroblock may have been stored while this thread
+            // wrote: look again before going back to waiting, whose next
+            // attempt is many spins away (the fence pairs with the one in
+            // `notify` after the store).
             fence(Ordering::SeqCst);
             let total = self.progress.len() * self.pic.mb_w();
-            if limit != usize::MAX || cursor >= total || !self.decided(cursor) {
+            if cursor >= total || !self.decided(cursor) {
                 return;
             }
         }
@@ -185,13 +183,13 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
             }
             self.check_failed();
             if i % 64 == 0 {
-                self.try_write(usize::MAX);
+                self.try_write();
             }
             std::hint::spin_loop();
         }
         while !ready() {
             self.check_failed();
-            self.try_write(usize::MAX);
+            self.try_write();
             let lock = self.wake.0.lock().unwrap_or_else(|e| e.into_inner());
             self.sleepers.0.fetch_add(1, Ordering::SeqCst);
             fence(Ordering::SeqCst);
@@ -249,15 +247,13 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
                 // written (waited for above) and n is not published yet.
                 unsafe { *self.slots.cell(n) = Some((d, derived)) };
                 self.progress[mby].0.store(mbx + 1, Ordering::Release);
-                // The fence in `notify` orders that store before this look at
-                // the written count (see `try_write`).
                 self.notify();
-                // Only the next macroblock in decoding order unblocks the writer.
-                if self.written.0.load(Ordering::Acquire) == n {
-                    self.try_write(WRITE_BURST);
-                }
             }
         }
+        // This thread's rows are done: it writes what the others decide,
+        // instead of leaving the last rows to be written after them.
+        let total = mb_w * mb_h;
+        self.wait(|| self.written.0.load(Ordering::Acquire) >= total);
     }
 }
 
@@ -307,10 +303,8 @@ where
         }
         shared.code_rows(0, threads);
     });
-    // The last macroblocks may have been stored after the last write.
-    let mut coder = shared.coder.lock().unwrap_or_else(|e| e.into_inner());
-    shared.write_ready(&mut coder, usize::MAX);
-    drop(coder);
+    // Every thread waited for the last macroblock to be written.
     let coder = shared.coder.into_inner().unwrap_or_else(|e| e.into_inner());
+    debug_assert_eq!(coder.cursor, mb_w * mb_h);
     coder.finish()
 }

@@ -563,12 +563,13 @@ fn half_sample_planes() {
         let run = |f: crate::refpic::HalfPlanesFn| {
             let mut h1 = vec![0i16; stride];
             let (mut b, mut h, mut j) = (garbage.clone(), garbage.clone(), garbage.clone());
+            let band = first * stride..end * stride;
             f(HalfPlanes {
                 g: &g,
                 h1: &mut h1,
-                b: &mut b,
-                h: &mut h,
-                j: &mut j,
+                b: &mut b[band.clone()],
+                h: &mut h[band.clone()],
+                j: &mut j[band],
                 stride,
                 rows,
                 first,

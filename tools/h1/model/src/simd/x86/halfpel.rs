@@ -15,12 +15,14 @@ pub fn half_planes_avx2(mut p: HalfPlanes<'_>) {
         return refpic::half_planes(p);
     }
     let n = p.stride * p.rows;
-    assert!(p.end <= p.rows);
-    assert!(p.g.len() >= n && p.h1.len() >= p.stride && p.b.len() >= n);
-    assert!(p.h.len() >= n && p.j.len() >= n);
+    assert!(p.first <= p.end && p.end <= p.rows);
+    let band = p.stride * (p.end - p.first);
+    assert!(p.g.len() >= n && p.h1.len() >= p.stride && p.b.len() >= band);
+    assert!(p.h.len() >= band && p.j.len() >= band);
     // SAFETY: only the AVX2 table reaches this function, and only on a CPU
     // with AVX2 (see the module `x86`); every access of the routines stays
-    // inside the first stride * rows elements (see each).
+    // inside the first stride * rows elements of g and the band's
+    // stride * (end - first) of the others (see each).
     unsafe {
         for y in p.first..p.end {
             if (2..p.rows - 3).contains(&y) {
@@ -73,10 +75,10 @@ unsafe fn load16(p: *const u8) -> __m256i {
     unsafe { _mm256_cvtepu8_epi16(_mm_loadu_si128(p as *const __m128i)) }
 }
 
-/// h1 and h of row `y` (2..rows - 3): vertical taps of every column.
+/// h1 and h of row `y` (2..rows - 3, in first..end): vertical taps of every column.
 ///
 /// # Safety
-/// AVX2 present; `p`'s planes hold stride * rows elements, h1 stride.
+/// AVX2 present; g holds stride * rows elements, h the band's rows, h1 stride.
 #[target_feature(enable = "avx2")]
 unsafe fn vertical(p: &mut HalfPlanes<'_>, y: usize) {
     let s = p.stride;
@@ -87,22 +89,25 @@ unsafe fn vertical(p: &mut HalfPlanes<'_>, y: usize) {
     // step is moved back to end at s (recomputing some columns).
     for step in 0..s.div_ceil(32) {
         let x = (32 * step).min(s - 32);
-        // SAFETY: every offset is below (y + 4) * s <= rows * s.
+        // SAFETY: every offset of g is below (y + 4) * s <= rows * s; of
+        // h, below (y - first + 1) * s, within the band.
         unsafe {
             let r = |k: usize, o: usize| load16(g.add((y + k - 2) * s + x + o));
             let lo = tap6_16(r(0, 0), r(1, 0), r(2, 0), r(3, 0), r(4, 0), r(5, 0));
             let hi = tap6_16(r(0, 16), r(1, 16), r(2, 16), r(3, 16), r(4, 16), r(5, 16));
             _mm256_storeu_si256(h1.add(x) as *mut __m256i, lo);
             _mm256_storeu_si256(h1.add(x + 16) as *mut __m256i, hi);
-            _mm256_storeu_si256(h.add(y * s + x) as *mut __m256i, round5_pack(lo, hi));
+            let out = (y - p.first) * s + x;
+            _mm256_storeu_si256(h.add(out) as *mut __m256i, round5_pack(lo, hi));
         }
     }
 }
 
-/// b of row `y` from the samples and j from the row's h1: horizontal taps.
+/// b of row `y` (in first..end) from the samples and j from the row's h1:
+/// horizontal taps.
 ///
 /// # Safety
-/// AVX2 present; `p`'s planes hold stride * rows elements, h1 stride.
+/// AVX2 present; g holds stride * rows elements, b and j the band's rows, h1 stride.
 #[target_feature(enable = "avx2")]
 unsafe fn horizontal(p: &mut HalfPlanes<'_>, y: usize) {
     let s = p.stride;
@@ -110,25 +115,27 @@ unsafe fn horizontal(p: &mut HalfPlanes<'_>, y: usize) {
     let j = p.j.as_mut_ptr();
     let h1 = p.h1.as_ptr();
     let row = y * s;
+    let band_row = (y - p.first) * s;
     // Output x reads x - 2..=x + 3 of its row; a step reads up to x + 34 < s.
     // The last step is moved back to end at s - 3: it recomputes some
     // outputs, which is cheaper than a scalar tail.
     let steps = (s - 5).div_ceil(32);
     for step in 0..steps {
         let x = (2 + 32 * step).min(s - 3 - 32);
-        // SAFETY: plane offsets lie in row y, below rows * s; h1
-        // offsets x - 2..x + 34 lie below s.
+        // SAFETY: g offsets lie in row y, below rows * s; b and j
+        // offsets in the band's row y - first; h1 offsets x - 2..x + 34
+        // lie below s.
         unsafe {
             let gp = p.g.as_ptr().add(row + x - 2);
             let t = |o: usize| load16(gp.add(o));
             let lo = tap6_16(t(0), t(1), t(2), t(3), t(4), t(5));
             let hi = tap6_16(t(16), t(17), t(18), t(19), t(20), t(21));
-            _mm256_storeu_si256(b.add(row + x) as *mut __m256i, round5_pack(lo, hi));
+            _mm256_storeu_si256(b.add(band_row + x) as *mut __m256i, round5_pack(lo, hi));
             let hp = h1.add(x - 2);
             let lo = j16(hp);
             let hi = j16(hp.add(16));
             _mm256_storeu_si256(
-                j.add(row + x) as *mut __m256i,
+                j.add(band_row + x) as *mut __m256i,
                 _mm256_permute4x64_epi64(_mm256_packus_epi16(lo, hi), 0xd8),
             );
         }
