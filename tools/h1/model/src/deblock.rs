@@ -4,6 +4,7 @@ use crate::mb::MbInfo;
 use crate::mvpred::BlockMotion;
 use crate::picture::Planes;
 use crate::tables::{chroma_qp, ALPHA, BETA, TC0};
+use core::ops::Range;
 
 /// Slice-level filter controls (the H1 codes all slices of a frame alike).
 #[derive(Clone, Copy, Debug)]
@@ -22,51 +23,102 @@ pub type LumaEdgeFn = fn(&mut [u8], usize, usize, usize, usize, bool, &[u8; 4], 
 /// The signature of [`filter_chroma_edge`] at every CPU level.
 pub type ChromaEdgeFn =
     fn(&mut [u8], &mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize);
-/// The signature of [`deblock`] at every CPU level.
-pub type DeblockFn = fn(&mut Planes, &[MbInfo], &[BlockMotion], &DeblockParams);
+/// What one call of the deblocking filter reads and filters: the picture's
+/// planes from its top row down to the last macroblock row it filters, and
+/// the macroblocks' information, motion and QP_Y over the same rows. The
+/// rows above `rows` are filtered already; the picture may be coded further
+/// below them meanwhile, since the filter reads and writes none of it.
+pub struct DeblockRows<'a> {
+    pub y: &'a mut [u8],
+    pub cb: &'a mut [u8],
+    pub cr: &'a mut [u8],
+    /// Picture width in macroblocks.
+    pub mb_w: usize,
+    pub mbs: &'a [MbInfo],
+    pub motion: &'a [BlockMotion],
+    /// QP_Y of each macroblock.
+    pub qps: &'a [i32],
+    /// The macroblock rows to filter.
+    pub rows: Range<usize>,
+}
 
-/// Filters `rec` in place, macroblock by macroblock in raster order, with
-/// the plain edge filters.
-pub fn deblock(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
-    deblock_with(rec, mbs, motion, p, filter_luma_edge, filter_chroma_edge);
+impl<'a> DeblockRows<'a> {
+    /// Every row of the picture `rec`.
+    pub fn whole(
+        rec: &'a mut Planes,
+        mbs: &'a [MbInfo],
+        motion: &'a [BlockMotion],
+        qps: &'a [i32],
+    ) -> Self {
+        let (mb_w, mb_h) = (rec.mb_w, rec.mb_h);
+        DeblockRows {
+            y: &mut rec.y,
+            cb: &mut rec.cb,
+            cr: &mut rec.cr,
+            mb_w,
+            mbs,
+            motion,
+            qps,
+            rows: 0..mb_h,
+        }
+    }
+}
+
+/// The signature of [`deblock`] at every CPU level.
+pub type DeblockFn = fn(DeblockRows<'_>, &DeblockParams);
+
+/// Filters the rows of `r` in place, macroblock by macroblock in raster
+/// order, with the plain edge filters.
+pub fn deblock(r: DeblockRows<'_>, p: &DeblockParams) {
+    deblock_with(r, p, filter_luma_edge, filter_chroma_edge);
 }
 
 /// [`deblock`] with the edge filters `luma` and `chroma` of a CPU level
 /// (with the arguments of [`filter_luma_edge`] and [`filter_chroma_edge`]),
 /// inlined into the loop: a level compiles its whole loop around its filters.
 #[inline(always)]
-pub fn deblock_with<L, C>(
-    rec: &mut Planes,
-    mbs: &[MbInfo],
-    motion: &[BlockMotion],
-    p: &DeblockParams,
-    luma: L,
-    chroma: C,
-) where
+pub fn deblock_with<L, C>(r: DeblockRows<'_>, p: &DeblockParams, luma: L, chroma: C)
+where
     L: Fn(&mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize),
     C: Fn(&mut [u8], &mut [u8], usize, usize, usize, usize, bool, &[u8; 4], usize, usize),
 {
     if p.idc == 1 {
         return;
     }
-    let (mb_w, mb_h) = (rec.mb_w, rec.mb_h);
-    let still: Vec<Option<BlockMotion>> = (0..mb_w * mb_h)
+    let DeblockRows {
+        y: rec_y,
+        cb: rec_cb,
+        cr: rec_cr,
+        mb_w,
+        mbs,
+        motion,
+        qps,
+        rows,
+    } = r;
+    // The rows filtered and the one above them, whose macroblocks the top
+    // edges read.
+    let top = rows.start.saturating_sub(1);
+    let still: Vec<Option<BlockMotion>> = (top * mb_w..rows.end * mb_w)
         .map(|i| uniform_motion(&mbs[i], motion, mb_w, i % mb_w, i / mb_w))
         .collect();
-    for mby in 0..mb_h {
+    let still_at = |mbx: usize, mby: usize| still[(mby - top) * mb_w + mbx];
+    let (stride, cstride) = (mb_w * 16, mb_w * 8);
+    for mby in rows {
         for mbx in 0..mb_w {
             let cur = &mbs[mby * mb_w + mbx];
-            let cur_still = still[mby * mb_w + mbx];
-            let left = (mbx > 0).then(|| &mbs[mby * mb_w + mbx - 1]);
-            let top = (mby > 0).then(|| &mbs[(mby - 1) * mb_w + mbx]);
-            let left_ok = left.is_some_and(|l| p.idc != 2 || l.slice == cur.slice);
-            let top_ok = top.is_some_and(|t| p.idc != 2 || t.slice == cur.slice);
+            let cur_qp = qps[mby * mb_w + mbx];
+            let cur_still = still_at(mbx, mby);
+            let left = (mbx > 0).then(|| (&mbs[mby * mb_w + mbx - 1], qps[mby * mb_w + mbx - 1]));
+            let top =
+                (mby > 0).then(|| (&mbs[(mby - 1) * mb_w + mbx], qps[(mby - 1) * mb_w + mbx]));
+            let left_ok = left.is_some_and(|(l, _)| p.idc != 2 || l.slice == cur.slice);
+            let top_ok = top.is_some_and(|(t, _)| p.idc != 2 || t.slice == cur.slice);
             for vertical in [true, false] {
                 let nb = if vertical { left } else { top };
                 let nb_still = if vertical {
-                    (mbx > 0).then(|| still[mby * mb_w + mbx - 1]).flatten()
+                    (mbx > 0).then(|| still_at(mbx - 1, mby)).flatten()
                 } else {
-                    (mby > 0).then(|| still[(mby - 1) * mb_w + mbx]).flatten()
+                    (mby > 0).then(|| still_at(mbx, mby - 1)).flatten()
                 };
                 for edge in 0..4 {
                     if edge == 0 && !(if vertical { left_ok } else { top_ok }) {
@@ -84,8 +136,12 @@ pub fn deblock_with<L, C>(
                             continue;
                         }
                     }
-                    let q_mb = cur;
-                    let p_mb = if edge == 0 { nb.unwrap_or(cur) } else { cur };
+                    let (q_mb, q_qp) = (cur, cur_qp);
+                    let (p_mb, p_qp) = if edge == 0 {
+                        nb.unwrap_or((cur, cur_qp))
+                    } else {
+                        (cur, cur_qp)
+                    };
                     // bS for each of the four 4x4 blocks along the edge.
                     let mut bs = [0u8; 4];
                     for (k, b) in bs.iter_mut().enumerate() {
@@ -108,11 +164,10 @@ pub fn deblock_with<L, C>(
                     if bs == [0; 4] {
                         continue;
                     }
-                    let qpav = (p_mb.qp + q_mb.qp + 1) >> 1;
+                    let qpav = (p_qp + q_qp + 1) >> 1;
                     let (index_a, index_b) = filter_indices(qpav, p);
-                    let stride = rec.stride();
                     luma(
-                        &mut rec.y,
+                        rec_y,
                         stride,
                         mbx * 16,
                         mby * 16,
@@ -123,16 +178,15 @@ pub fn deblock_with<L, C>(
                         index_b,
                     );
                     if edge % 2 == 0 {
-                        let qpc = (chroma_qp(p_mb.qp, p.chroma_qp_offset)
-                            + chroma_qp(q_mb.qp, p.chroma_qp_offset)
+                        let qpc = (chroma_qp(p_qp, p.chroma_qp_offset)
+                            + chroma_qp(q_qp, p.chroma_qp_offset)
                             + 1)
                             >> 1;
                         let (index_a, index_b) = filter_indices(qpc, p);
-                        let cs = rec.cstride();
                         chroma(
-                            &mut rec.cb,
-                            &mut rec.cr,
-                            cs,
+                            rec_cb,
+                            rec_cr,
+                            cstride,
                             mbx * 8,
                             mby * 8,
                             edge * 2,

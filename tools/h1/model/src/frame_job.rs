@@ -33,7 +33,6 @@ pub struct FrameJob {
     /// Start codes before each NAL unit (byte stream format, Annex B).
     pub byte_stream: bool,
     pub cabac: bool,
-    pub deblock: DeblockParams,
 }
 
 impl FrameJob {
@@ -93,12 +92,22 @@ impl FrameJob {
             return Err(IRQ_CONFIG_ERROR);
         }
         let range = regs.read(H264_SEARCH_RANGE);
+        let deblock_idc = regs.field(ENC_CTRL2, CTRL2_DEBLOCKING_FILTER_MODE_SHIFT, 2);
+        if deblock_idc > 2 {
+            return Err(IRQ_CONFIG_ERROR);
+        }
+        let alpha = regs.sfield(ENC_CTRL0, CTRL0_SLICE_ALPHA_SHIFT, 4);
+        let beta = regs.sfield(ENC_CTRL0, CTRL0_SLICE_BETA_SHIFT, 4);
+        if !(-6..=6).contains(&alpha) || !(-6..=6).contains(&beta) {
+            return Err(IRQ_CONFIG_ERROR);
+        }
+        let chroma_qp_offset = regs.sfield(ENC_CTRL0, CTRL0_CHROMA_QP_OFFSET_SHIFT, 5);
         let params = FrameParams {
             intra,
             qp,
             qp_min,
             qp_max,
-            chroma_qp_offset: regs.sfield(ENC_CTRL0, CTRL0_CHROMA_QP_OFFSET_SHIFT, 5),
+            chroma_qp_offset,
             constrained_intra_pred: regs.read(ENC_CTRL0) & CTRL0_CONSTR_INTRA_PRED != 0,
             slice_rows: regs.field(ENC_CTRL2, CTRL2_SLICE_SIZE_SHIFT, 7) as usize,
             disable_qpel: regs.read(ENC_CTRL2) & CTRL2_DISABLE_QUARTER_PIXMV != 0,
@@ -118,6 +127,12 @@ impl FrameJob {
             inframe: ratectl::InFrameRc::from_regs(regs),
             cabac_init: None,
             transform_8x8: regs.read(ENC_CTRL2) & CTRL2_TRANS8X8 != 0,
+            deblock: DeblockParams {
+                idc: deblock_idc,
+                offset_a: alpha * 2,
+                offset_b: beta * 2,
+                chroma_qp_offset,
+            },
             dsp,
         };
         let cabac_init_idc = regs.field(ENC_CTRL2, CTRL2_CABAC_INIT_IDC_SHIFT, 2);
@@ -131,15 +146,6 @@ impl FrameJob {
             return Err(IRQ_CONFIG_ERROR);
         }
         let ref_mod = regs.read(H264_REF_MOD);
-        let deblock_idc = regs.field(ENC_CTRL2, CTRL2_DEBLOCKING_FILTER_MODE_SHIFT, 2);
-        if deblock_idc > 2 {
-            return Err(IRQ_CONFIG_ERROR);
-        }
-        let alpha = regs.sfield(ENC_CTRL0, CTRL0_SLICE_ALPHA_SHIFT, 4);
-        let beta = regs.sfield(ENC_CTRL0, CTRL0_SLICE_BETA_SHIFT, 4);
-        if !(-6..=6).contains(&alpha) || !(-6..=6).contains(&beta) {
-            return Err(IRQ_CONFIG_ERROR);
-        }
         let header = SliceHeader {
             nal_ref_idc: ext & EXT_NAL_REF_IDC_MASK,
             idr: intra && ext & EXT_NON_IDR_INTRA == 0,
@@ -172,12 +178,6 @@ impl FrameJob {
         }
 
         Ok(FrameJob {
-            deblock: DeblockParams {
-                idc: deblock_idc,
-                offset_a: alpha * 2,
-                offset_b: beta * 2,
-                chroma_qp_offset: params.chroma_qp_offset,
-            },
             params,
             header,
             fmt,

@@ -190,12 +190,6 @@ impl H1 {
         }
         let out = output::write_stream(regs, mem, &nals)?;
         if out.irq == IRQ_FRAME_RDY {
-            (dsp.deblock)(
-                &mut coder.pic.rec,
-                &coder.pic.mbs,
-                &coder.pic.motion,
-                &job.deblock,
-            );
             let (luma, chroma) = (regs.read(ADDR_REC_LUMA), regs.read(ADDR_REC_CHROMA));
             coder
                 .pic

@@ -159,7 +159,7 @@ impl<'a> FrameCoder<'a> {
                 coder.write(&view, n, &d, derived);
             }
         }
-        let out = coder.finish();
+        let out = coder.finish(&self.pic.view());
         self.stats = out.stats;
         self.rc = out.rc;
         (out.slices, out.qps)

@@ -1,6 +1,7 @@
 //! What the registers ask of a frame, and what the core reports back about it.
 
 use crate::cabac::NUM_CONTEXTS;
+use crate::deblock::DeblockParams;
 use crate::ratectl::InFrameRc;
 use crate::simd::Dsp;
 
@@ -29,6 +30,8 @@ pub struct FrameParams {
     pub cabac_init: Option<[u8; NUM_CONTEXTS]>,
     /// The 8x8 transform may be used (TRANS8X8_MODE_EN; transform_8x8_mode_flag).
     pub transform_8x8: bool,
+    /// The deblocking filter's controls, as the slice headers carry them.
+    pub deblock: DeblockParams,
     /// The hot functions of the H1's CPU level.
     pub dsp: &'static Dsp,
 }

@@ -8,6 +8,7 @@ use super::params::{FrameParams, FrameStats};
 use super::reconstruct::{self, Derived};
 use super::state::PicView;
 use crate::bitwriter::BitWriter;
+use crate::deblock::DeblockRows;
 use crate::ratectl::InFrameRc;
 
 /// One coded slice: its first macroblock and its slice_data() bits (no header).
@@ -130,11 +131,39 @@ impl<'a, W: EntropyWriter, F: Fn(bool) -> W> SliceCoder<'a, W, F> {
             }
         }
         self.cursor = n + 1;
+        // The row above is filtered once the last macroblock that predicts
+        // from its samples unfiltered, the end of this row, is written: done
+        // in decoding order, the filter runs beside the coding of the rows
+        // below, which read none of its samples.
+        if self.cursor.is_multiple_of(self.mb_w) && n >= self.mb_w {
+            self.deblock_row(pic, n / self.mb_w - 1);
+        }
     }
 
-    /// The coded frame, once every macroblock is written.
-    pub fn finish(self) -> CodedFrame {
+    /// Runs the deblocking filter over macroblock row `row`.
+    fn deblock_row(&self, pic: &PicView, row: usize) {
+        // SAFETY: row + 1 is written, so done, and the rows below it read
+        // only row + 1 (the rule of [`PicView`]); this thread writes, so no
+        // other thread filters.
+        let done = unsafe { pic.rows_down_to(row) };
+        let rows = DeblockRows {
+            y: done.y,
+            cb: done.cb,
+            cr: done.cr,
+            mb_w: self.mb_w,
+            mbs: done.mbs,
+            motion: done.motion,
+            qps: &self.qps,
+            rows: row..row + 1,
+        };
+        (self.p.dsp.deblock)(rows, &self.p.deblock);
+    }
+
+    /// The coded frame, once every macroblock is written and no other
+    /// thread codes the picture: the last row is filtered too.
+    pub fn finish(self, pic: &PicView) -> CodedFrame {
         debug_assert_eq!(self.cursor, self.total);
+        self.deblock_row(pic, self.total / self.mb_w - 1);
         CodedFrame {
             slices: self.slices,
             qps: self.qps,

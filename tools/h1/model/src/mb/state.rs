@@ -137,6 +137,16 @@ impl PictureState {
     }
 }
 
+/// The top rows of a picture that no other thread codes any more
+/// ([`PicView::rows_down_to`]).
+pub struct DoneRows<'a> {
+    pub y: &'a mut [u8],
+    pub cb: &'a mut [u8],
+    pub cr: &'a mut [u8],
+    pub mbs: &'a [MbInfo],
+    pub motion: &'a [BlockMotion],
+}
+
 /// The picture being coded, shared by the threads that code its macroblocks.
 ///
 /// Reads go through raw pointers, one element at a time. The rule that makes
@@ -148,6 +158,8 @@ impl PictureState {
 /// done before it, and, of the macroblock right of it in its own row, which
 /// the same thread codes later, the slice index still unset; the writer
 /// reads the macroblock it writes and those left of and above it, all done.
+/// The writer also filters the samples of a row, once the row below it is
+/// done and no other thread reads them any more ([`PicView::rows_down_to`]).
 /// The view is neither `Clone` nor `Copy`: it borrows the picture mutably,
 /// so no other view or reference to the buffers exists while it lives.
 pub struct PicView<'a> {
@@ -262,6 +274,32 @@ impl PicView<'_> {
                 let o = (mby * 8 + r) * cs + mbx * 8;
                 core::ptr::copy_nonoverlapping(chroma[0][r * 8..].as_ptr(), self.cb.add(o), 8);
                 core::ptr::copy_nonoverlapping(chroma[1][r * 8..].as_ptr(), self.cr.add(o), 8);
+            }
+        }
+    }
+
+    /// Macroblock rows `0..=row`, for the deblocking filter of `row`.
+    ///
+    /// # Safety
+    ///
+    /// Rows `0..=row` and the row below it are done, and while the value
+    /// lives no other thread reads or writes the samples of rows `0..=row`
+    /// nor writes their [`MbInfo`] and motion: the rows below read only
+    /// the row just above them, so the caller waits for the row below.
+    pub unsafe fn rows_down_to(&self, row: usize) -> DoneRows<'_> {
+        assert!(row < self.mb_h);
+        let (mbs, luma) = ((row + 1) * self.mb_w, (row + 1) * 16 * self.stride());
+        let chroma = luma / 4;
+        // SAFETY: the prefixes lie in the buffers (`view` checked their
+        // lengths against the picture's size); no other thread touches the
+        // samples, nor writes the rest (the caller's contract).
+        unsafe {
+            DoneRows {
+                y: core::slice::from_raw_parts_mut(self.y, luma),
+                cb: core::slice::from_raw_parts_mut(self.cb, chroma),
+                cr: core::slice::from_raw_parts_mut(self.cr, chroma),
+                mbs: core::slice::from_raw_parts(self.mbs, mbs),
+                motion: core::slice::from_raw_parts(self.motion, mbs * 16),
             }
         }
     }

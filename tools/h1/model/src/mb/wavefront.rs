@@ -306,5 +306,5 @@ where
     // Every thread waited for the last macroblock to be written.
     let coder = shared.coder.into_inner().unwrap_or_else(|e| e.into_inner());
     debug_assert_eq!(coder.cursor, mb_w * mb_h);
-    coder.finish()
+    coder.finish(&shared.pic)
 }

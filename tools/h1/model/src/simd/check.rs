@@ -10,7 +10,7 @@
 //! fails too.
 
 use super::{CpuLevel, Dsp};
-use crate::deblock::DeblockParams;
+use crate::deblock::{DeblockParams, DeblockRows};
 use crate::mb::decision::ChromaCoding;
 use crate::mb::MbInfo;
 use crate::mvpred::BlockMotion;
@@ -520,15 +520,39 @@ fn deblocked_frames() {
         };
         let input =
             || format!("{mb_w}x{mb_h} macroblocks, {slices} slices, {p:?}, fill {how:?}, case {n}");
+        let qps: Vec<i32> = mbs.iter().map(|m| m.qp).collect();
         let run = |f: crate::deblock::DeblockFn| {
             let mut r = rec.clone();
-            f(&mut r, &mbs, &motion, &p);
+            f(DeblockRows::whole(&mut r, &mbs, &motion, &qps), &p);
             r
         };
         let want = run(plain.deblock);
         for d in &fast {
             expect("deblock", d.level, &want, &input, || run(d.deblock));
         }
+        // The coder filters a row at a time, each call seeing the picture
+        // only down to its row: the same as the whole picture at once.
+        let by_rows = {
+            let mut r = rec.clone();
+            for row in 0..mb_h {
+                let (luma, mbs_down) = ((row + 1) * 256 * mb_w, (row + 1) * mb_w);
+                (plain.deblock)(
+                    DeblockRows {
+                        y: &mut r.y[..luma],
+                        cb: &mut r.cb[..luma / 4],
+                        cr: &mut r.cr[..luma / 4],
+                        mb_w,
+                        mbs: &mbs[..mbs_down],
+                        motion: &motion[..mbs_down * 16],
+                        qps: &qps,
+                        rows: row..row + 1,
+                    },
+                    &p,
+                );
+            }
+            r
+        };
+        assert!(by_rows == want, "deblock row by row differs: {}", input());
     }
 }
 

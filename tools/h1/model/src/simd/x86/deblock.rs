@@ -4,41 +4,24 @@
 //! And the frame loop of `deblock.rs` around them, compiled for SSE2 and for
 //! AVX2.
 
-use crate::deblock::{self, DeblockParams};
-use crate::mb::MbInfo;
-use crate::mvpred::BlockMotion;
-use crate::picture::Planes;
+use crate::deblock::{self, DeblockParams, DeblockRows};
 use crate::tables::{ALPHA, BETA, TC0};
 use core::arch::x86_64::*;
 
 /// [`deblock::deblock`] with the SSE2 edge filters.
-pub fn deblock_sse2(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
-    deblock::deblock_with(
-        rec,
-        mbs,
-        motion,
-        p,
-        filter_luma_edge_sse2,
-        filter_chroma_edge_sse2,
-    );
+pub fn deblock_sse2(r: DeblockRows<'_>, p: &DeblockParams) {
+    deblock::deblock_with(r, p, filter_luma_edge_sse2, filter_chroma_edge_sse2);
 }
 
 /// [`deblock_sse2`] compiled for AVX2.
-pub fn deblock_avx2(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
+pub fn deblock_avx2(r: DeblockRows<'_>, p: &DeblockParams) {
     #[target_feature(enable = "avx2")]
-    fn avx2(rec: &mut Planes, mbs: &[MbInfo], motion: &[BlockMotion], p: &DeblockParams) {
-        deblock::deblock_with(
-            rec,
-            mbs,
-            motion,
-            p,
-            filter_luma_edge_sse2,
-            filter_chroma_edge_sse2,
-        );
+    fn avx2(r: DeblockRows<'_>, p: &DeblockParams) {
+        deblock::deblock_with(r, p, filter_luma_edge_sse2, filter_chroma_edge_sse2);
     }
     // SAFETY: only the AVX2 table reaches this function, and only on a CPU
     // with AVX2 (see the module `x86`).
-    unsafe { avx2(rec, mbs, motion, p) }
+    unsafe { avx2(r, p) }
 }
 
 /// [`deblock::filter_luma_edge`], the 16 lines at once.
