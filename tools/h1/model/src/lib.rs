@@ -39,6 +39,7 @@ pub mod tables;
 mod testrng;
 pub mod transform;
 pub mod transform8x8;
+pub mod workers;
 pub mod zero_check;
 
 use frame_job::FrameJob;
@@ -47,6 +48,7 @@ pub use memory::{BufferMemory, BusError, Memory};
 use picture::Planes;
 use regs::*;
 pub use simd::{CpuLevel, Dsp};
+use workers::Workers;
 
 pub use frame_job::MAX_MBS_PER_SIDE;
 
@@ -60,8 +62,8 @@ pub struct H1 {
     refpic: refpic::RefPicture,
     input: Option<Planes>,
     coder: CoderBuffers,
-    /// Threads that code a frame's macroblocks (0 and 1: the caller's alone).
-    threads: usize,
+    /// The threads that code a frame beside the caller's.
+    workers: Workers,
 }
 
 /// Result of one run, for tests that look beyond the registers.
@@ -94,7 +96,7 @@ impl H1 {
             refpic: Default::default(),
             input: None,
             coder: Default::default(),
-            threads: 1,
+            workers: Workers::new(0),
         }
     }
 
@@ -115,7 +117,10 @@ impl H1 {
     /// Codes the frames that follow with `threads` threads ([`H1::with_threads`]);
     /// 0 and 1 both mean the caller's thread alone, and at most 64 are used.
     pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads;
+        let extra = threads.clamp(1, 64) - 1;
+        if extra != self.workers.len() {
+            self.workers = Workers::new(extra);
+        }
     }
 
     /// Runs one frame if ENC_CTRL has EN set; returns what was signalled.
@@ -176,7 +181,7 @@ impl H1 {
 
         let refpic = (!intra).then_some(&mut self.refpic);
         let spare = core::mem::take(&mut self.coder);
-        let mut coder = FrameCoder::new(&job.params, &src, refpic, spare, self.threads);
+        let mut coder = FrameCoder::new(&job.params, &src, refpic, spare, &mut self.workers);
         let slices = coder.encode();
 
         let mut nals = nal::slice_nals(&job.header, slices, job.cabac, job.byte_stream)?;

@@ -18,6 +18,7 @@
 use crate::inter::{self, mc_chroma, mc_luma, RefPlane, SadAvgFn, SadFn};
 use crate::memory::{BusError, Memory};
 use crate::picture::{self, Planes, SplitChromaFn};
+use crate::workers::Workers;
 
 /// Luma border, in samples, on every side.
 const PAD: usize = 48;
@@ -233,9 +234,9 @@ impl RefPicture {
 
     /// Computes the half-sample rows of the whole picture, as
     /// [`RefPicture::prepare_half_rows`] does for its last macroblock row,
-    /// in `threads` bands at once: the wavefront reads them in any order,
-    /// and a band computed by each thread is in that thread's cache.
-    pub fn prepare_all_half_rows(&mut self, reach: usize, threads: usize) {
+    /// a band on each of `workers` and on this thread at once: the
+    /// wavefront reads them in any order.
+    pub fn prepare_all_half_rows(&mut self, reach: usize, workers: &mut Workers) {
         let s = self.g.stride;
         let rows = self.g.data.len() / s;
         let height = rows - 2 * PAD;
@@ -244,7 +245,7 @@ impl RefPicture {
         if end <= first {
             return;
         }
-        let per = (end - first).div_ceil(threads.clamp(1, 64));
+        let per = (end - first).div_ceil(workers.len() + 1);
         let half_planes = self.k.half_planes;
         let g = &self.g.data[..];
         let mut rest = (
@@ -252,37 +253,33 @@ impl RefPicture {
             &mut self.h.data[first * s..end * s],
             &mut self.j.data[first * s..end * s],
         );
-        std::thread::scope(|scope| {
-            let mut at = first;
-            while at < end {
-                let stop = (at + per).min(end);
-                let n = (stop - at) * s;
-                let (b, b_rest) = core::mem::take(&mut rest.0).split_at_mut(n);
-                let (h, h_rest) = core::mem::take(&mut rest.1).split_at_mut(n);
-                let (j, j_rest) = core::mem::take(&mut rest.2).split_at_mut(n);
-                rest = (b_rest, h_rest, j_rest);
-                let mut band = move || {
-                    half_planes(HalfPlanes {
-                        g,
-                        h1: &mut vec![0; s],
-                        b,
-                        h,
-                        j,
-                        stride: s,
-                        rows,
-                        first: at,
-                        end: stop,
-                    })
-                };
-                // The last band is this thread's.
-                if stop == end {
-                    band();
-                } else {
-                    scope.spawn(band);
-                }
-                at = stop;
-            }
-        });
+        let mut jobs: Vec<Box<dyn FnOnce() + Send + '_>> = Vec::new();
+        let mut at = first;
+        while at < end {
+            let stop = (at + per).min(end);
+            let n = (stop - at) * s;
+            let (b, b_rest) = core::mem::take(&mut rest.0).split_at_mut(n);
+            let (h, h_rest) = core::mem::take(&mut rest.1).split_at_mut(n);
+            let (j, j_rest) = core::mem::take(&mut rest.2).split_at_mut(n);
+            rest = (b_rest, h_rest, j_rest);
+            jobs.push(Box::new(move || {
+                half_planes(HalfPlanes {
+                    g,
+                    h1: &mut vec![0; s],
+                    b,
+                    h,
+                    j,
+                    stride: s,
+                    rows,
+                    first: at,
+                    end: stop,
+                })
+            }));
+            at = stop;
+        }
+        // The last band is this thread's.
+        let last = jobs.pop();
+        workers.run(jobs, || last.into_iter().for_each(|band| band()));
         self.half_rows = end;
     }
 

@@ -15,6 +15,7 @@ use crate::mvpred::BlockMotion;
 use crate::picture::Planes;
 use crate::ratectl::InFrameRc;
 use crate::refpic::RefPicture;
+use crate::workers::Workers;
 
 /// The per-frame buffers of a [`FrameCoder`], kept from frame to frame.
 #[derive(Default)]
@@ -36,8 +37,8 @@ pub struct FrameCoder<'a> {
     /// In-frame rate control state, with the checkpoint results.
     pub rc: InFrameRc,
     lambdas: Lambdas,
-    /// Threads that code the macroblocks (1: this one alone).
-    threads: usize,
+    /// The threads that code the macroblocks beside this one.
+    workers: &'a mut Workers,
 }
 
 impl<'a> FrameCoder<'a> {
@@ -48,7 +49,7 @@ impl<'a> FrameCoder<'a> {
         src: &'a Planes,
         refpic: Option<&'a mut RefPicture>,
         spare: CoderBuffers,
-        threads: usize,
+        workers: &'a mut Workers,
     ) -> Self {
         let (mb_w, mb_h) = (src.mb_w, src.mb_h);
         let CoderBuffers {
@@ -86,7 +87,7 @@ impl<'a> FrameCoder<'a> {
             stats: FrameStats::default(),
             rc: p.inframe.clone(),
             lambdas: Lambdas::new(),
-            threads: threads.clamp(1, 64),
+            workers,
         }
     }
 
@@ -118,17 +119,18 @@ impl<'a> FrameCoder<'a> {
         &mut self,
         new_writer: impl Fn(bool) -> W + Send + Sync,
     ) -> (Vec<SliceData>, Vec<i32>) {
-        let threads = self.threads.min(self.pic.mb_h);
+        let threads = (self.workers.len() + 1).min(self.pic.mb_h);
         if threads > 1 {
             if let Some(rp) = self.refpic.as_deref_mut() {
                 // Threads read the reference's rows in any order: all of them, first.
                 let reach = self.p.search_range[1].max(0) as usize + 1;
-                rp.prepare_all_half_rows(reach, threads);
+                rp.prepare_all_half_rows(reach, self.workers);
             }
             let decider = Decider::new(self.p, self.src, self.refpic.as_deref(), &self.lambdas);
             let (mb_w, total) = (self.pic.mb_w, self.pic.mb_w * self.pic.mb_h);
             let coder = SliceCoder::new(self.p, &self.rc, mb_w, total, new_writer);
-            let out = wavefront::code(&decider, self.pic.view(), &self.rc, coder, threads);
+            let view = self.pic.view();
+            let out = wavefront::code(&decider, view, &self.rc, coder, self.workers, threads);
             self.stats = out.stats;
             self.rc = out.rc;
             return (out.slices, out.qps);

@@ -17,6 +17,7 @@ use super::reconstruct::{self, Derived};
 use super::slice_coder::{CodedFrame, SliceCoder};
 use super::state::PicView;
 use crate::ratectl::{InFrameRc, CHECKPOINTS};
+use crate::workers::Workers;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, RwLock};
@@ -257,20 +258,21 @@ impl<W: EntropyWriter, F: Fn(bool) -> W> Shared<'_, '_, W, F> {
     }
 }
 
-/// Codes the frame of `pic` with `threads` threads (this one among them),
-/// writing through `coder`.
+/// Codes the frame of `pic` with `threads` threads, this one and
+/// `threads - 1` of `workers`, writing through `coder`.
 pub fn code<W, F>(
     decider: &Decider<'_>,
     pic: PicView<'_>,
     rc: &InFrameRc,
     coder: SliceCoder<'_, W, F>,
+    workers: &mut Workers,
     threads: usize,
 ) -> CodedFrame
 where
     W: EntropyWriter + Send,
     F: Fn(bool) -> W + Send + Sync,
 {
-    let threads = threads.max(1);
+    let threads = threads.clamp(1, workers.len() + 1);
     let (mb_w, mb_h) = (pic.mb_w(), pic.mb_h());
     // Threads are at most `threads` rows ahead of the writer, and one more
     // row lets the leading thread run on while the writer finishes a row.
@@ -293,16 +295,13 @@ where
         wake: (Mutex::new(()), Condvar::new()),
         failed: AtomicBool::new(false),
     };
-    std::thread::scope(|s| {
-        // A failed spawn panics here: the threads already running stop
-        // waiting for the rows no thread will code.
-        let _guard = FailGuard(&shared.failed);
-        for t in 1..threads {
-            let shared = &shared;
-            s.spawn(move || shared.code_rows(t, threads));
-        }
-        shared.code_rows(0, threads);
-    });
+    {
+        let s = &shared;
+        let jobs: Vec<Box<dyn FnOnce() + Send + '_>> = (1..threads)
+            .map(|t| Box::new(move || s.code_rows(t, threads)) as Box<dyn FnOnce() + Send + '_>)
+            .collect();
+        workers.run(jobs, || s.code_rows(0, threads));
+    }
     // Every thread waited for the last macroblock to be written.
     let coder = shared.coder.into_inner().unwrap_or_else(|e| e.into_inner());
     debug_assert_eq!(coder.cursor, mb_w * mb_h);
