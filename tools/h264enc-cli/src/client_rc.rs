@@ -76,7 +76,10 @@ impl ClientRc {
                     intra,
                     ..Default::default()
                 });
-                Ok((p.qp, p.target_bits))
+                // A client sets a whole QP per picture and no in-frame
+                // control: a fractional QP is rounded.
+                let up = p.fraction_q8.is_some_and(|f| f >= 128);
+                Ok((p.qp.saturating_add(u8::from(up)), p.target_bits))
             }
             ClientRc::Exec(c) => c.plan(index, intra).map(|qp| (qp, 0)),
         }

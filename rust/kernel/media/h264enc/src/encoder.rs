@@ -20,7 +20,7 @@ use super::plan::{
 use super::poc;
 use super::pps::PicParams;
 use super::rc::inframe::{InFrameLearner, InFramePlan};
-use super::rc::{FrameInfo, FrameResult, RateController, Rc, Replan};
+use super::rc::{FrameInfo, FrameResult, QpPlan, RateController, Rc, Replan};
 use super::sei::SeiTiming;
 use super::skip::{write_skipped_slice, SkippedSlice};
 use super::sps::{Hrd, SeqParams};
@@ -335,11 +335,7 @@ impl Encoder {
             return Err(Error::InvalidParam);
         }
         let q = self.rc.plan(&info);
-        plan.qp = q.qp;
-        plan.qp_min = q.qp_min;
-        plan.qp_max = q.qp_max;
-        plan.target_bits = q.target_bits;
-        let inframe = self.plan_inframe(&mut plan, header_bits, !decision.idr);
+        let inframe = self.plan_rate(&mut plan, &q, header_bits, !decision.idr);
         let pending = self.pending.as_mut().ok_or(Error::BadState)?;
         pending.plan = plan;
         pending.header_bits = header_bits;
@@ -376,9 +372,20 @@ impl Encoder {
         }
     }
 
-    /// Plans the hardware's in-frame rate control for `plan`'s target, and
-    /// sets its registers' values in the plan.
-    fn plan_inframe(&self, plan: &mut FramePlan, header_bits: u32, inter: bool) -> InFramePlan {
+    /// Sets the rate controller's decision `q` in `plan`, with the
+    /// hardware's in-frame rate control for its target (or its fractional
+    /// QP, in an inter picture).
+    fn plan_rate(
+        &self,
+        plan: &mut FramePlan,
+        q: &QpPlan,
+        header_bits: u32,
+        inter: bool,
+    ) -> InFramePlan {
+        plan.qp = q.qp;
+        plan.qp_min = q.qp_min;
+        plan.qp_max = q.qp_max;
+        plan.target_bits = q.target_bits;
         let mut inframe = InFramePlan::default();
         // The hardware's in-frame control runs wherever a picture has a
         // target: always with CBR and VBR, and in constant quality where the
@@ -386,16 +393,13 @@ impl Encoder {
         if matches!(self.rc, Rc::Frame(_)) || (matches!(self.rc, Rc::Cq(_)) && plan.target_bits > 0)
         {
             let mbs = self.cfg.width_mbs() * self.cfg.height_mbs();
-            inframe = self
-                .inframe
-                .plan(plan.target_bits.saturating_sub(header_bits), mbs, inter);
+            let target = plan.target_bits.saturating_sub(header_bits);
+            inframe = match q.fraction_q8 {
+                Some(f) if inter => self.inframe.plan_fraction(target, mbs, f),
+                _ => self.inframe.plan(target, mbs, inter),
+            };
         }
-        plan.checkpoint_distance = inframe.distance;
-        plan.checkpoint_targets = inframe.targets;
-        plan.checkpoint_word_err = inframe.word_err;
-        plan.checkpoint_delta_qp = inframe.delta_qp;
-        plan.mad_threshold = inframe.mad_threshold;
-        plan.mad_qp_adjust = inframe.mad_qp_adjust;
+        inframe.program(plan);
         inframe
     }
 
@@ -465,12 +469,8 @@ impl Encoder {
             }
             Replan::Skip => return Ok(self.replan_as_skipped(pending)),
         };
-        let plan = &mut pending.plan;
-        plan.qp = q.qp;
-        plan.qp_min = q.qp_min;
-        plan.qp_max = q.qp_max;
-        plan.target_bits = q.target_bits;
-        pending.inframe = self.plan_inframe(plan, pending.header_bits, !pending.decision.idr);
+        let inter = !pending.decision.idr;
+        pending.inframe = self.plan_rate(&mut pending.plan, &q, pending.header_bits, inter);
         pending.passes = pending.passes.saturating_add(1);
         self.pending = Some(pending);
         Ok(Replanned::CodeAgain(pending.plan))

@@ -77,8 +77,15 @@ fn cpb_follows_arrivals_and_removals_exactly() {
 /// A synthetic encoder: bits = complexity x 2^(-QP/6), with intra pictures 5x
 /// costlier. A complexity of 4e5 is a typical CIF P picture: 20 kbit at QP 26.
 fn synthetic_bits(complexity: f64, qp: u8, intra: bool) -> u32 {
+    synthetic_bits_q8(complexity, u32::from(qp) * 256, intra)
+}
+
+/// The same at an average QP of `qp_q8` / 256.
+fn synthetic_bits_q8(complexity: f64, qp_q8: u32, intra: bool) -> u32 {
     let c = if intra { complexity * 5.0 } else { complexity };
-    (c * 2f64.powf(-(qp as f64) / 6.0)).round().max(200.0) as u32
+    (c * 2f64.powf(-(qp_q8 as f64 / 256.0) / 6.0))
+        .round()
+        .max(200.0) as u32
 }
 
 struct Sim {
@@ -113,11 +120,13 @@ fn simulate(
             header_bits: 400,
             ..Default::default()
         });
-        let bits = synthetic_bits(complexity(i), plan.qp, intra) + 400;
+        // The hardware codes the plan's fraction of the picture one QP up.
+        let qp_q8 = u32::from(plan.qp) * 256 + u32::from(plan.fraction_q8.unwrap_or(0));
+        let bits = synthetic_bits_q8(complexity(i), qp_q8, intra) + 400;
         let filler = rc.complete(&FrameResult {
             intra,
             bits,
-            qp_avg_q8: u32::from(plan.qp) * 256,
+            qp_avg_q8: qp_q8,
             mbs: 396,
         });
         if std::env::var("RC_TRACE").is_ok() {
@@ -282,6 +291,56 @@ fn inframe_plan_is_a_cumulative_ladder_and_learns() {
     let t = tight.mad_threshold;
     l.learn(&tight, 40_000, 40_000, 300, 396);
     assert!(l.plan(40_000, 396, true).mad_threshold < t);
+}
+
+#[test]
+fn inframe_fraction_raises_the_qp_of_the_last_share_and_steers_far_misses_only() {
+    use h264enc::rc::inframe::{InFrameLearner, InFramePlan};
+    let mut l = InFrameLearner::default();
+    let plain = l.plan(40_000, 396, true);
+    // The hardware's choice at checkpoint `k` with `words` written: the
+    // range of the error against the target picks the QP delta.
+    let delta = |p: &InFramePlan, k: usize, words: i32| {
+        let err = words - i32::from(p.targets[k]);
+        p.delta_qp[p.word_err.iter().filter(|&&t| err >= i32::from(t)).count()]
+    };
+    let interval = i32::from(plain.targets[0]);
+    // A quarter of 396 macroblocks is 99: the rest after the 8th checkpoint
+    // (at 288) is 108, the nearest.
+    let p = l.plan_fraction(40_000, 396, 64);
+    assert_eq!((p.distance, p.reached(396)), (plain.distance, 10));
+    assert!(
+        p.word_err.windows(2).all(|w| w[0] < w[1]),
+        "{:?}",
+        p.word_err
+    );
+    for k in 0..10 {
+        let on = i32::from(plain.targets[k]);
+        let up = i32::from(k >= 7);
+        assert_eq!(delta(&p, k, on), up as i8, "on target, checkpoint {k}");
+        // Off by less than two intervals: not steered.
+        assert_eq!(delta(&p, k, on + interval), up as i8, "checkpoint {k}");
+        assert_eq!(delta(&p, k, (on - interval).max(0)), up as i8);
+        // Three intervals over: one step more.
+        assert_eq!(delta(&p, k, on + 3 * interval), 1 + up as i8);
+    }
+    // Three intervals under, where that many were written: one step down
+    // before the switch, none after it.
+    assert_eq!(delta(&p, 5, i32::from(plain.targets[5]) - 3 * interval), -1);
+    assert_eq!(delta(&p, 9, i32::from(plain.targets[9]) - 3 * interval), 0);
+    // No fraction: no switch.
+    let z = l.plan_fraction(40_000, 396, 0);
+    assert!((0..10).all(|k| delta(&z, k, i32::from(plain.targets[k])) == 0));
+    // Nearly a whole QP: every checkpoint's rest is up.
+    let n = l.plan_fraction(40_000, 396, 250);
+    assert_eq!(delta(&n, 0, i32::from(plain.targets[0])), 1);
+    // A picture planned with a fraction leaves the ladder's width alone.
+    for _ in 0..3 {
+        l.learn(&p, 40_000, 60_000, 100, 396);
+    }
+    assert_eq!(l.plan(40_000, 396, true).word_err, plain.word_err);
+    // Targets too large to carry the offset: the plain ladder.
+    assert_eq!(l.plan_fraction(1_800_000, 396, 64).delta_qp, plain.delta_qp);
 }
 
 /// Bits a picture of cost `c` (bits at QP 26) takes at `qp`.

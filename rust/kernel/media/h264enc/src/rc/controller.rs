@@ -33,6 +33,11 @@ pub struct QpPlan {
     pub qp_max: u8,
     /// Bits the picture should take, headers included (0 when there is no target).
     pub target_bits: u32,
+    /// With `Some(f)`, the picture's QP lies between `qp` and `qp + 1`: the
+    /// in-frame control codes its last `f`/256 at `qp + 1` and steers only
+    /// a picture far from its target. With `None` it steers every picture
+    /// towards `target_bits`.
+    pub fraction_q8: Option<u8>,
 }
 
 /// What to do with a picture after a coding of it.

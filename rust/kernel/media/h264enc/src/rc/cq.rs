@@ -128,6 +128,7 @@ impl RateController for CappedCq {
             qp_min: base,
             qp_max: base,
             target_bits: 0,
+            fraction_q8: None,
         };
         if self.window_bits == 0 {
             return flat;
@@ -166,6 +167,7 @@ impl RateController for CappedCq {
             return QpPlan {
                 qp_max: QP_MAX,
                 target_bits,
+                fraction_q8: None,
                 ..flat
             };
         }
@@ -183,6 +185,7 @@ impl RateController for CappedCq {
             qp_min: qp,
             qp_max: QP_MAX,
             target_bits,
+            fraction_q8: None,
         }
     }
 

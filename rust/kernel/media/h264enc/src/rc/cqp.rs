@@ -32,6 +32,7 @@ impl RateController for Cqp {
             qp_min: qp,
             qp_max: qp,
             target_bits: 0,
+            fraction_q8: None,
         }
     }
 

@@ -5,7 +5,9 @@
 //! from every coded picture (Q8 fixed point: value x 256). The target of a
 //! picture follows the CPB fullness towards a set point; the QP meeting the
 //! target comes from the model, then is bounded by the QP limits and the
-//! per-picture QP step.
+//! per-picture QP step. With a buffer of many pictures and a model that
+//! predicts well, the QP is fractional: the in-frame control codes the
+//! last part of the picture one QP up.
 
 use super::controller::{FrameInfo, FrameResult, QpPlan, RateController, Replan, QP_MAX};
 use super::hrd::Cpb;
@@ -57,6 +59,13 @@ const MODELS: usize = 4;
 /// How much costlier (log2, Q8) than predicted a P picture is at a scene cut.
 const CUT_Q8: i32 = 2 * 256;
 
+/// P pictures in a row the model must predict within `WELL_PREDICTED_Q8`
+/// (log2, Q8: within a factor of 1.4) before pictures are planned at a QP
+/// between integers. A model that misses, at a cut or where the bits change with
+/// the QP faster than it assumes, needs the in-frame control's steering.
+const WELL_PREDICTED: u8 = 8;
+const WELL_PREDICTED_Q8: u32 = 128;
+
 /// How far (Q8) the model's QP must move from the QP held before it changes,
 /// with a buffer of eight pictures or more.
 const QP_HOLD_Q8: u32 = 192;
@@ -79,6 +88,10 @@ pub struct FrameRc {
     log2c: [i32; MODELS],
     known: [bool; MODELS],
     last_qp: [u8; MODELS],
+    /// The same in Q8, unrounded.
+    last_q8: [u16; MODELS],
+    /// P pictures in a row whose cost the model predicted within `WELL_PREDICTED_Q8`.
+    well_predicted: u8,
     /// Slice QP of the last picture of each model, as coded.
     slice_qp: [u8; MODELS],
     /// The planned picture was planned again after a coding of it.
@@ -157,6 +170,8 @@ impl FrameRc {
             log2c: [log2c_i, log2c_p, log2c_p, log2c_p],
             known: [false; MODELS],
             last_qp: [0; MODELS],
+            last_q8: [0; MODELS],
+            well_predicted: 0,
             slice_qp: [0; MODELS],
             replanned: false,
             first_pass_log2c: None,
@@ -263,11 +278,16 @@ impl FrameRc {
 
     /// Bits the model predicts for QP `qp` in model `t`, Q8 log2.
     fn log2_bits_at(&self, t: usize, qp: i32) -> i32 {
+        self.log2_bits_at_q8(t, qp.saturating_mul(256))
+    }
+
+    /// Bits the model predicts for QP `qp_q8` (Q8) in model `t`, Q8 log2.
+    fn log2_bits_at_q8(&self, t: usize, qp_q8: i32) -> i32 {
         self.log2c
             .get(t)
             .copied()
             .unwrap_or(0)
-            .saturating_sub(qp.saturating_mul(256) / 6)
+            .saturating_sub(qp_q8 / 6)
     }
 
     /// Removes a picture of `bits` (intra or of temporal layer `layer`)
@@ -309,10 +329,119 @@ impl FrameRc {
         }
         div_u64(filler, 1).min(u64::from(u32::MAX)) as u32
     }
+
+    /// Plans a P picture whose buffer holds sixteen pictures or more at a
+    /// QP between two integers: such a buffer can wait, so the picture
+    /// need not meet its own target, and a picture's QP that follows the
+    /// model in small steps is steadier than a whole QP held, then moved,
+    /// with the in-frame control chasing each picture's target on top.
+    /// `None` where the picture needs the integer plan: an intra picture,
+    /// a cut, a model not seen yet, a small buffer, or a rate split
+    /// between temporal layers.
+    fn plan_fractional(
+        &mut self,
+        f: &FrameInfo,
+        t: usize,
+        layer: usize,
+        qp_q8: i32,
+        target: u64,
+    ) -> Option<QpPlan> {
+        if f.intra
+            || f.scene_change
+            || !self.settled()
+            || !self.known.get(t).copied().unwrap_or(false)
+            || self.buffer_frames() < 16
+        {
+            return None;
+        }
+        let (lo, hi) = (
+            i32::from(self.cfg.qp_min) * 256,
+            i32::from(self.cfg.qp_max) * 256,
+        );
+        let mut q = qp_q8;
+        let step = self.qp_step() * 256;
+        if step > 0 {
+            // From the QP the last picture of the kind had; faster up only
+            // when the buffer would otherwise underflow.
+            let last = i32::from(self.last_q8.get(t).copied().unwrap_or(0));
+            let room = self.cpb.fullness_bits();
+            let up = if self.log2_bits_at_q8(t, last.saturating_add(step)) > log2_q8(room.max(1)) {
+                51 * 256
+            } else {
+                step
+            };
+            q = super::super::math::clamp_i32(
+                q,
+                last.saturating_sub(step),
+                last.saturating_add(up),
+            );
+        }
+        let q = super::super::math::clamp_i32(q, lo, hi);
+        let qp = (q / 256) as u8;
+        let fraction = if qp >= self.cfg.qp_max {
+            0
+        } else {
+            (q % 256) as u8
+        };
+        Some(self.commit_plan(t, layer, qp, Some(fraction), target))
+    }
+
+    /// The model has predicted the last P pictures well, and no split of
+    /// the rate between temporal layers asks each layer to meet its share.
+    fn settled(&self) -> bool {
+        !self.split() && self.well_predicted >= WELL_PREDICTED
+    }
+
+    /// Largest QP change from one picture of a kind to the next (0 for no
+    /// limit), going down or, while the buffer holds the picture, up; to
+    /// be called before the picture is planned. After a picture planned at
+    /// a fractional QP, a run of well predicted ones, one QP: a buffer of
+    /// sixteen pictures or more rides out one picture the model missed,
+    /// which must not move the QP of the next by the whole configured
+    /// step. If the next misses too, the content changed, and the whole
+    /// step applies.
+    fn qp_step(&self) -> i32 {
+        let step = i32::from(self.cfg.max_qp_step);
+        if self.buffer_frames() >= 16 && self.planned.fraction_q8.is_some() {
+            step.min(1)
+        } else {
+            step
+        }
+    }
+
+    /// Records and returns the plan of the picture about to be coded.
+    fn commit_plan(
+        &mut self,
+        t: usize,
+        layer: usize,
+        qp: u8,
+        fraction_q8: Option<u8>,
+        target: u64,
+    ) -> QpPlan {
+        self.replanned = false;
+        self.first_pass_log2c = None;
+        self.planned = QpPlan {
+            qp,
+            qp_min: self.cfg.qp_min,
+            qp_max: self.cfg.qp_max,
+            target_bits: target.min(u64::from(u32::MAX)) as u32,
+            fraction_q8,
+        };
+        let q8 = i32::from(qp)
+            .saturating_mul(256)
+            .saturating_add(i32::from(fraction_q8.unwrap_or(0)));
+        self.planned_log2_bits = self.log2_bits_at_q8(t, q8);
+        self.planned_layer = layer;
+        self.planned
+    }
 }
 
 impl RateController for FrameRc {
     fn plan(&mut self, f: &FrameInfo) -> QpPlan {
+        if f.scene_change {
+            // The scene the model predicted well is gone.
+            self.well_predicted = 0;
+        }
         let layer = usize::from(f.temporal_id).min(2);
         let t = if f.intra { I } else { P.saturating_add(layer) };
         let total_b = self.bits_per_frame();
@@ -408,6 +537,9 @@ impl RateController for FrameRc {
             .max(u64::from(f.header_bits) + 256);
         let payload = target - u64::from(f.header_bits).min(target);
         let qp_q8 = self.qp_q8_for(t, payload.max(64));
+        if let Some(plan) = self.plan_fractional(f, t, layer, qp_q8, target) {
+            return plan;
+        }
         let mut qp = qp_q8.saturating_add(128).div_euclid(256);
         let held = self.slice_qp.get(t).copied().unwrap_or(0);
         if self.known.get(t).copied().unwrap_or(false)
@@ -422,7 +554,7 @@ impl RateController for FrameRc {
             qp = i32::from(held);
         }
         let (lo, hi) = (i32::from(self.cfg.qp_min), i32::from(self.cfg.qp_max));
-        let step = i32::from(self.cfg.max_qp_step);
+        let step = self.qp_step();
         let last = i32::from(self.last_qp.get(t).copied().unwrap_or(0));
         if step > 0 && self.known[t] && !f.scene_change {
             // Going up faster is allowed when the buffer would otherwise underflow.
@@ -444,17 +576,7 @@ impl RateController for FrameRc {
             qp = super::super::math::clamp_i32(qp, p - 6, p + 3);
         }
         let qp = super::super::math::clamp_i32(qp, lo, hi) as u8;
-        self.replanned = false;
-        self.first_pass_log2c = None;
-        self.planned = QpPlan {
-            qp,
-            qp_min: self.cfg.qp_min,
-            qp_max: self.cfg.qp_max,
-            target_bits: target.min(u64::from(u32::MAX)) as u32,
-        };
-        self.planned_log2_bits = self.log2_bits_at(t, i32::from(qp));
-        self.planned_layer = layer;
-        self.planned
+        self.commit_plan(t, layer, qp, None, target)
     }
 
     fn replan(&mut self, r: &FrameResult, last: bool) -> Replan {
@@ -515,6 +637,7 @@ impl RateController for FrameRc {
         ) as u8;
         self.planned.qp = qp;
         self.planned.target_bits = aim.min(u64::from(u32::MAX)) as u32;
+        self.planned.fraction_q8 = None;
         self.replanned = true;
         Replan::Coarser(self.planned)
     }
@@ -535,6 +658,14 @@ impl RateController for FrameRc {
             .unwrap_or(log2_q8(bits).saturating_add(qp_avg_q8 as i32 / 6));
         let slow = self.buffer_frames() >= 16;
         let mut cut = self.replanned;
+        if let (Some(&c), Some(true), false) = (self.log2c.get(t), self.known.get(t), t == I) {
+            self.well_predicted = if measured.abs_diff(c) <= WELL_PREDICTED_Q8 && !self.replanned {
+                self.well_predicted.saturating_add(1)
+            } else {
+                0
+            };
+        }
+        let settled = self.settled();
         if let (Some(c), Some(k)) = (self.log2c.get_mut(t), self.known.get_mut(t)) {
             if *k && t != I && measured > c.saturating_add(CUT_Q8) {
                 cut = true;
@@ -547,6 +678,10 @@ impl RateController for FrameRc {
                 // A picture twice as costly (or half) as predicted is a new
                 // scene: take it as it is.
                 *c = measured;
+            } else if slow && settled {
+                // A model that predicts well learns slowest: each
+                // picture's noise moves the next one's QP less.
+                *c = c.saturating_mul(15).saturating_add(measured) / 16;
             } else if slow {
                 *c = c.saturating_mul(7).saturating_add(measured) / 8;
             } else {
@@ -580,6 +715,10 @@ impl RateController for FrameRc {
         if !cut {
             if let Some(q) = self.last_qp.get_mut(t) {
                 *q = self.last_any_qp;
+            }
+            if let Some(q) = self.last_q8.get_mut(t) {
+                // At most 51 x 256: fits.
+                *q = qp_avg_q8 as u16;
             }
             if let Some(q) = self.slice_qp.get_mut(t) {
                 *q = self.planned.qp;
@@ -621,6 +760,9 @@ impl RateController for FrameRc {
             let share = prefix_share(&self.cfg.layer_share_q16, k);
             c.bit_rate = mul_div(u64::from(max_bitrate), share, 1 << 16);
         }
+        // A new rate moves the QP by more than one step a picture.
+        self.well_predicted = 0;
+        self.planned.fraction_q8 = None;
         // The long-term balance restarts at the new rate; the layers keep
         // their shares of it.
         self.budget = 0;

@@ -7,12 +7,17 @@
 //! by one of seven deltas chosen through six word-error thresholds.
 
 use super::super::math::mul_div;
+use super::super::plan::FramePlan;
 
 /// Number of H1 checkpoints.
 pub const CHECKPOINTS: usize = 10;
 
 /// QP deltas of the seven error ranges, most under target first.
 const LADDER: [i8; 7] = [-3, -2, -1, 0, 1, 2, 3];
+
+/// Words added to the targets of the checkpoints before a picture's QP
+/// switches up (`InFrameLearner::plan_fraction`).
+const SWITCH_OFFSET: u32 = 0x4000;
 
 /// The in-frame control of one picture.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -32,6 +37,16 @@ pub struct InFramePlan {
 }
 
 impl InFramePlan {
+    /// Sets the in-frame control registers' values in `plan`.
+    pub fn program(&self, plan: &mut FramePlan) {
+        plan.checkpoint_distance = self.distance;
+        plan.checkpoint_targets = self.targets;
+        plan.checkpoint_word_err = self.word_err;
+        plan.checkpoint_delta_qp = self.delta_qp;
+        plan.mad_threshold = self.mad_threshold;
+        plan.mad_qp_adjust = self.mad_qp_adjust;
+    }
+
     /// Checkpoints the hardware reaches in a picture of `mbs` macroblocks.
     pub fn reached(&self, mbs: u32) -> usize {
         if self.distance == 0 || mbs == 0 {
@@ -95,6 +110,63 @@ impl InFrameLearner {
         p
     }
 
+    /// Plans the in-frame control of an inter picture coded at a QP between
+    /// two integers: its last `fraction_q8`/256 (to the nearest checkpoint)
+    /// one QP up, and steered by one step, or two above, only when it is
+    /// off its target by two checkpoint intervals or more.
+    ///
+    /// The hardware picks a range by the error alone, so the targets of the
+    /// checkpoints before the switch carry an offset that moves their
+    /// errors into ranges of their own, far below those of the checkpoints
+    /// after it.
+    pub fn plan_fraction(&self, target_bits: u32, mbs: u32, fraction_q8: u8) -> InFramePlan {
+        let p = self.plan(target_bits, mbs, true);
+        let reached = p.reached(mbs);
+        if reached == 0 {
+            return p;
+        }
+        let distance = u32::from(p.distance);
+        // Macroblocks to code one QP up, and the checkpoint after which
+        // the rest of the picture comes closest to that.
+        let want = mul_div(u64::from(mbs), u64::from(fraction_q8), 256);
+        let mut switch = reached;
+        let mut best = want;
+        for k in 0..reached {
+            // k < reached: distance * (k + 1) < mbs.
+            let rest = u64::from(mbs.saturating_sub(distance.saturating_mul(k as u32 + 1)));
+            if rest.abs_diff(want) < best {
+                best = rest.abs_diff(want);
+                switch = k;
+            }
+        }
+        let words = u64::from(target_bits / 32);
+        let unit = mul_div(words, 2 * u64::from(distance), u64::from(mbs)).max(1);
+        let last = p.targets.get(reached - 1).copied().unwrap_or(0);
+        if unit >= u64::from(SWITCH_OFFSET / 2)
+            || u32::from(last).saturating_add(SWITCH_OFFSET) > 0xffff
+        {
+            return p;
+        }
+        // Checked above: the targets take the offset, and every threshold
+        // fits an i16 (off + u < 24576, 3 * u < 24576); saturating only
+        // keeps the arithmetic free of panic paths.
+        let (off, u) = (SWITCH_OFFSET as i16, unit as i16);
+        let mut q = p;
+        for t in q.targets.iter_mut().take(switch) {
+            *t = t.saturating_add(SWITCH_OFFSET as u16);
+        }
+        q.word_err = [
+            (-off).saturating_sub(u),
+            (-off).saturating_add(u),
+            -off / 2,
+            -u,
+            u,
+            u.saturating_mul(3),
+        ];
+        q.delta_qp = [-1, 0, 1, 0, 1, 2, 2];
+        q
+    }
+
     /// Learns from a completed picture: how far it ended from `target_bits`,
     /// and how many of its `mbs` macroblocks were under the MAD threshold.
     pub fn learn(
@@ -105,7 +177,8 @@ impl InFrameLearner {
         mad_count: u32,
         mbs: u32,
     ) {
-        if plan.distance != 0 && target_bits > 0 {
+        // A picture planned with a fraction was not steered to its target.
+        if plan.distance != 0 && target_bits > 0 && plan.delta_qp == LADDER {
             let off = u64::from(bits.abs_diff(target_bits)) * 8 > u64::from(target_bits);
             // Far off (over 1/8): tighten the ladder; close: relax it slowly.
             self.step_q8 = if off {
