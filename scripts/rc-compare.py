@@ -49,7 +49,7 @@ CLIP is a Y4M file, or the name of a clip of tools/testing/content/make-clip.sh
 import argparse, json, math, os, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-H264ENC = os.path.join(HERE, "target/release/h264enc")
+H264ENC = os.environ.get("H264ENC", os.path.join(HERE, "target/release/h264enc"))
 MAKE_CLIP = os.path.join(HERE, "tools/testing/content/make-clip.sh")
 CONTROLLERS = ["pid", "budget", "h1-vendor", "x264-abr"]
 

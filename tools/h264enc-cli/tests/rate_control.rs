@@ -1,7 +1,8 @@
 //! h264enc's rate control from the outside: HRD checks against another
 //! encoder and against the encoder's own model, temporal-layer shares,
 //! constant quality under a peak, low-delay CBR across cuts, QP steadiness
-//! beside x264, and rate controllers in another program.
+//! beside x264, rate controllers in another program, and ours beside four
+//! others (`scripts/rc-compare.py`).
 
 mod common;
 
@@ -706,5 +707,69 @@ fn low_delay_psnr_is_x264_veryfasts_or_above() {
             eprintln!("{tag}: PSNR-Y ours {p:.2} dB, x264 veryfast {xp:.2} dB");
             assert!(p >= xp, "{tag}: PSNR-Y {p:.2} dB below x264's {xp:.2} dB");
         }
+    }
+}
+
+#[test]
+fn our_rate_control_keeps_its_buffer_best_beside_other_controllers() {
+    // scripts/rc-compare.py --json: ours and four controllers written from
+    // their public descriptions, each on the same software H1, on the cut
+    // clip with a 250 ms buffer and the camera clip with a 1 s one.
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/rc-compare.py");
+    for (clip, cpb) in [("scenecut", "250"), ("carphone", "1000")] {
+        let out = Command::new("python3")
+            .args([script, clip, "--bitrate", "300k", "--cpb-ms", cpb, "--json"])
+            .env("H264ENC", common::bin())
+            .output()
+            .expect("python3");
+        assert!(
+            out.status.success(),
+            "{clip}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        // [{"algorithm": ..., "ours": ..., "error_pct": ..., "hrd_violations": ...,
+        //   "psnr_y": ..., "qp_stddev": ...}, ...]
+        let field = |obj: &str, key: &str| -> String {
+            let v = obj.split(&format!("\"{key}\": ")).nth(1).unwrap();
+            v[..v.find([',', '}']).unwrap_or(v.len())]
+                .trim()
+                .to_string()
+        };
+        let rows: Vec<(String, bool, f64, u32, f64)> = text
+            .trim()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split("}, {")
+            .map(|o| {
+                assert!(field(o, "qp_stddev").parse::<f64>().is_ok(), "{o}");
+                (
+                    field(o, "algorithm"),
+                    field(o, "ours") == "true",
+                    field(o, "error_pct").parse().unwrap(),
+                    field(o, "hrd_violations").parse().unwrap(),
+                    field(o, "psnr_y").parse().unwrap(),
+                )
+            })
+            .collect();
+        eprintln!("{clip}, {cpb} ms: {rows:?}");
+        assert_eq!(rows.len(), 5, "{clip}: {text}");
+        let ours: Vec<_> = rows.iter().filter(|r| r.1).collect();
+        assert_eq!(ours.len(), 1, "{clip}: one controller is ours");
+        let ours = ours[0];
+        let fewest = rows.iter().map(|r| r.3).min().unwrap();
+        assert_eq!(ours.3, fewest, "{clip}: ours has the fewest HRD violations");
+        // Quality among the controllers that keep their buffer and the rate
+        // within 3 %: bits a receiver does not have buy no PSNR.
+        let best = rows
+            .iter()
+            .filter(|r| r.3 == 0 && r.2.abs() <= 3.0)
+            .map(|r| r.4)
+            .fold(f64::MIN, f64::max);
+        assert!(
+            ours.4 >= best - 0.1,
+            "{clip}: PSNR-Y {:.2} dB, the best that keeps its buffer {best:.2}",
+            ours.4
+        );
     }
 }
