@@ -2,7 +2,6 @@
 
 use crate::mb::MbInfo;
 use crate::mvpred::BlockMotion;
-use crate::picture::Planes;
 use crate::tables::{chroma_qp, ALPHA, BETA, TC0};
 use core::ops::Range;
 
@@ -40,28 +39,6 @@ pub struct DeblockRows<'a> {
     pub qps: &'a [i32],
     /// The macroblock rows to filter.
     pub rows: Range<usize>,
-}
-
-impl<'a> DeblockRows<'a> {
-    /// Every row of the picture `rec`.
-    pub fn whole(
-        rec: &'a mut Planes,
-        mbs: &'a [MbInfo],
-        motion: &'a [BlockMotion],
-        qps: &'a [i32],
-    ) -> Self {
-        let (mb_w, mb_h) = (rec.mb_w, rec.mb_h);
-        DeblockRows {
-            y: &mut rec.y,
-            cb: &mut rec.cb,
-            cr: &mut rec.cr,
-            mb_w,
-            mbs,
-            motion,
-            qps,
-            rows: 0..mb_h,
-        }
-    }
 }
 
 /// The signature of [`deblock`] at every CPU level.

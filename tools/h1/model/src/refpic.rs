@@ -137,6 +137,14 @@ fn tap6(a: i32, b: i32, c: i32, d: i32, e: i32, f: i32) -> i32 {
     a - 5 * b + 20 * c + 20 * d - 5 * e + f
 }
 
+/// The half-sample rows (of the padded planes) that the blocks of the
+/// first `mb_rows` macroblock rows read when they move at most `reach`
+/// samples down: the last block row, the filter taps and a second source
+/// a row down.
+fn half_rows_end(mb_rows: usize, reach: usize) -> usize {
+    PAD + mb_rows * 16 + reach + MARGIN as usize + 1
+}
+
 impl RefPicture {
     /// A reference prepared from `planes`, running the functions `k`.
     pub fn new(planes: &Planes, k: RefKernels) -> Self {
@@ -228,8 +236,7 @@ impl RefPicture {
     /// Computes the half-sample rows every block of macroblock row `mby`
     /// reads when it moves at most `reach` samples down.
     pub fn prepare_half_rows(&mut self, mby: usize, reach: usize) {
-        // The block's last row, the filter taps and a second source a row down.
-        self.compute_half_rows(PAD + (mby + 1) * 16 + reach + MARGIN as usize + 1);
+        self.compute_half_rows(half_rows_end(mby + 1, reach));
     }
 
     /// Computes the half-sample rows of the whole picture, as
@@ -240,7 +247,7 @@ impl RefPicture {
         let s = self.g.stride;
         let rows = self.g.data.len() / s;
         let height = rows - 2 * PAD;
-        let end = (PAD + height + reach + MARGIN as usize + 1).min(rows);
+        let end = half_rows_end(height / 16, reach).min(rows);
         let first = self.half_rows;
         if end <= first {
             return;
