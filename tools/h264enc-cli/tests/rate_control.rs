@@ -351,28 +351,20 @@ fn the_encoders_hrd_model_agrees_with_verify() {
 #[test]
 fn low_delay_cbr_keeps_its_hrd_across_cuts() {
     // A CIF clip with a cut every 30 frames, CBR with filler and CPBs of 100
-    // and 250 ms (3 and 7 pictures): the cuts are coded again (a P picture
-    // as an IDR picture, pictures at a coarser QP) rather than underflow.
-    // The stream decodes to the reconstruction and meets its HRD, and the
-    // rate after the first second is within 1 %.
+    // and 250 ms (3 and 7 pictures), and without filler at 200 ms: the cuts
+    // are coded again (a P picture as an IDR picture, pictures at a coarser
+    // QP) rather than underflow. The stream decodes to the reconstruction
+    // and meets its HRD, and the rate after the first second is within 1 %
+    // with filler, 3 % without.
     let clip = y4m("scenecut", 352, 288, 90);
-    for ms in ["100", "250"] {
+    for (ms, filler, bound) in [("100", true, 1.0), ("250", true, 1.0), ("200", false, 3.0)] {
         let tag = format!("low-delay-{ms}");
         let st = tmp(&format!("{tag}.jsonl")).display().to_string();
-        let summary = encode_and_verify(
-            &tag,
-            &clip,
-            &[
-                "--bitrate",
-                "300k",
-                "--cpb-size",
-                ms,
-                "--filler",
-                "--stats",
-                &st,
-            ],
-            true,
-        );
+        let mut args = vec!["--bitrate", "300k", "--cpb-size", ms, "--stats", &st];
+        if filler {
+            args.push("--filler");
+        }
+        let summary = encode_and_verify(&tag, &clip, &args, true);
         assert!(!summary.contains("breaks its HRD"), "{tag}: {summary}");
         let err: f64 = summary
             .split("error ")
@@ -380,7 +372,7 @@ fn low_delay_cbr_keeps_its_hrd_across_cuts() {
             .and_then(|s| s.split_whitespace().next())
             .and_then(|s| s.parse().ok())
             .unwrap_or_else(|| panic!("{tag}: no rate error in {summary}"));
-        assert!(err.abs() <= 1.0, "{tag}: rate error {err} %: {summary}");
+        assert!(err.abs() <= bound, "{tag}: rate error {err} %: {summary}");
         let stats = std::fs::read_to_string(&st).unwrap();
         let again: Vec<&str> = stats
             .lines()
