@@ -61,8 +61,9 @@ const CUT_Q8: i32 = 2 * 256;
 
 /// P pictures in a row the model must predict within `WELL_PREDICTED_Q8`
 /// (log2, Q8: within a factor of 1.4) before pictures are planned at a QP
-/// between integers. A model that misses, at a cut or where the bits change with
-/// the QP faster than it assumes, needs the in-frame control's steering.
+/// between integers. A model that misses, at a cut or where the bits
+/// change with the QP faster than it assumes, needs the in-frame control's
+/// steering.
 const WELL_PREDICTED: u8 = 8;
 const WELL_PREDICTED_Q8: u32 = 128;
 
@@ -276,11 +277,6 @@ impl FrameRc {
         log2c.saturating_sub(log2_q8(bits.max(1))).saturating_mul(6)
     }
 
-    /// Bits the model predicts for QP `qp` in model `t`, Q8 log2.
-    fn log2_bits_at(&self, t: usize, qp: i32) -> i32 {
-        self.log2_bits_at_q8(t, qp.saturating_mul(256))
-    }
-
     /// Bits the model predicts for QP `qp_q8` (Q8) in model `t`, Q8 log2.
     fn log2_bits_at_q8(&self, t: usize, qp_q8: i32) -> i32 {
         self.log2c
@@ -364,12 +360,7 @@ impl FrameRc {
             // From the QP the last picture of the kind had; faster up only
             // when the buffer would otherwise underflow.
             let last = i32::from(self.last_q8.get(t).copied().unwrap_or(0));
-            let room = self.cpb.fullness_bits();
-            let up = if self.log2_bits_at_q8(t, last.saturating_add(step)) > log2_q8(room.max(1)) {
-                51 * 256
-            } else {
-                step
-            };
+            let up = self.up_step_q8(t, last, step, self.cpb.fullness_bits());
             q = super::super::math::clamp_i32(
                 q,
                 last.saturating_sub(step),
@@ -393,19 +384,28 @@ impl FrameRc {
     }
 
     /// Largest QP change from one picture of a kind to the next (0 for no
-    /// limit), going down or, while the buffer holds the picture, up; to
-    /// be called before the picture is planned. After a picture planned at
-    /// a fractional QP, a run of well predicted ones, one QP: a buffer of
-    /// sixteen pictures or more rides out one picture the model missed,
-    /// which must not move the QP of the next by the whole configured
-    /// step. If the next misses too, the content changed, and the whole
-    /// step applies.
+    /// limit), read before the picture is planned. After a picture planned
+    /// at a fractional QP, the end of a run of well predicted ones, it is
+    /// one QP: a buffer of sixteen pictures or more rides out a single
+    /// picture the model missed. If the next one misses too, the content
+    /// has changed, and the whole configured step applies.
     fn qp_step(&self) -> i32 {
         let step = i32::from(self.cfg.max_qp_step);
         if self.buffer_frames() >= 16 && self.planned.fraction_q8.is_some() {
             step.min(1)
         } else {
             step
+        }
+    }
+
+    /// How far up (Q8) the QP of model `t` may go from `last_q8`: `step_q8`,
+    /// or without limit when a picture at `last_q8 + step_q8` would still
+    /// take more than the `room` the buffer has.
+    fn up_step_q8(&self, t: usize, last_q8: i32, step_q8: i32, room: u64) -> i32 {
+        if self.log2_bits_at_q8(t, last_q8.saturating_add(step_q8)) > log2_q8(room.max(1)) {
+            51 * 256
+        } else {
+            step_q8
         }
     }
 
@@ -559,11 +559,8 @@ impl RateController for FrameRc {
         if step > 0 && self.known[t] && !f.scene_change {
             // Going up faster is allowed when the buffer would otherwise underflow.
             let room = fullness.min(self.prefix_room(layer));
-            let up = if self.log2_bits_at(t, last + step) > log2_q8(room.max(1)) {
-                51
-            } else {
-                step
-            };
+            let up =
+                self.up_step_q8(t, last.saturating_mul(256), step.saturating_mul(256), room) / 256;
             qp = super::super::math::clamp_i32(qp, last - step, last + up);
         } else if !f.intra && !self.known[t] && self.split() && self.known[I] {
             // A seeded model has seen other pictures only: it may not take
