@@ -88,7 +88,8 @@ pub struct FrameRc {
     /// log2C per model (intra, then P per temporal layer), Q8.
     log2c: [i32; MODELS],
     known: [bool; MODELS],
-    /// Average QP (Q8) of the last picture of each model, as coded.
+    last_qp: [u8; MODELS],
+    /// The same in Q8, unrounded.
     last_q8: [u16; MODELS],
     /// P pictures in a row whose cost the model predicted within `WELL_PREDICTED_Q8`.
     well_predicted: u8,
@@ -102,6 +103,7 @@ pub struct FrameRc {
     p_since_intra: u32,
     /// Planned picture, for learning when it completes.
     planned: QpPlan,
+    planned_log2_bits: i32,
     planned_layer: usize,
     /// Average QP of the last picture, of any kind.
     last_any_qp: u8,
@@ -168,6 +170,7 @@ impl FrameRc {
             cpb,
             log2c: [log2c_i, log2c_p, log2c_p, log2c_p],
             known: [false; MODELS],
+            last_qp: [0; MODELS],
             last_q8: [0; MODELS],
             well_predicted: 0,
             slice_qp: [0; MODELS],
@@ -175,6 +178,7 @@ impl FrameRc {
             first_pass_log2c: None,
             p_since_intra: 0,
             planned: QpPlan::default(),
+            planned_log2_bits: 0,
             planned_layer: 0,
             last_any_qp: 0,
             budget: 0,
@@ -370,7 +374,7 @@ impl FrameRc {
         } else {
             (q % 256) as u8
         };
-        Some(self.commit_plan(layer, qp, Some(fraction), target))
+        Some(self.commit_plan(t, layer, qp, Some(fraction), target))
     }
 
     /// The model has predicted the last P pictures well, and no split of
@@ -405,14 +409,10 @@ impl FrameRc {
         }
     }
 
-    /// Average QP of the last picture of model `t`, rounded.
-    fn last_qp(&self, t: usize) -> i32 {
-        (i32::from(self.last_q8.get(t).copied().unwrap_or(0)) + 128) / 256
-    }
-
     /// Records and returns the plan of the picture about to be coded.
     fn commit_plan(
         &mut self,
+        t: usize,
         layer: usize,
         qp: u8,
         fraction_q8: Option<u8>,
@@ -427,6 +427,10 @@ impl FrameRc {
             target_bits: target.min(u64::from(u32::MAX)) as u32,
             fraction_q8,
         };
+        let q8 = i32::from(qp)
+            .saturating_mul(256)
+            .saturating_add(i32::from(fraction_q8.unwrap_or(0)));
+        self.planned_log2_bits = self.log2_bits_at_q8(t, q8);
         self.planned_layer = layer;
         self.planned
     }
@@ -551,7 +555,7 @@ impl RateController for FrameRc {
         }
         let (lo, hi) = (i32::from(self.cfg.qp_min), i32::from(self.cfg.qp_max));
         let step = self.qp_step();
-        let last = self.last_qp(t);
+        let last = i32::from(self.last_qp.get(t).copied().unwrap_or(0));
         if step > 0 && self.known[t] && !f.scene_change {
             // Going up faster is allowed when the buffer would otherwise underflow.
             let room = fullness.min(self.prefix_room(layer));
@@ -565,11 +569,11 @@ impl RateController for FrameRc {
         }
         if f.intra && self.known[P] && !f.scene_change {
             // Intra pictures stay close to the P quality.
-            let p = self.last_qp(P);
+            let p = i32::from(self.last_qp[P]);
             qp = super::super::math::clamp_i32(qp, p - 6, p + 3);
         }
         let qp = super::super::math::clamp_i32(qp, lo, hi) as u8;
-        self.commit_plan(layer, qp, None, target)
+        self.commit_plan(t, layer, qp, None, target)
     }
 
     fn replan(&mut self, r: &FrameResult, last: bool) -> Replan {
@@ -706,6 +710,9 @@ impl RateController for FrameRc {
         // A cut, or a picture coded again to fit, had a QP of its own: the
         // pictures after it step from the QP before it.
         if !cut {
+            if let Some(q) = self.last_qp.get_mut(t) {
+                *q = self.last_any_qp;
+            }
             if let Some(q) = self.last_q8.get_mut(t) {
                 // At most 51 x 256: fits.
                 *q = qp_avg_q8 as u16;
